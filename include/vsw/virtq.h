@@ -1,0 +1,184 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * vsw virtqueue data path: split virtqueues (virtio 1.1, section 2.7) served
+ * from the backend's side, on a plain struct. No librte_vhost in here: the
+ * vhost-user port code fills a struct vsw_virtq from what librte_vhost hands
+ * over; unit tests fill it from the software guest; fuzzers from raw bytes.
+ *
+ * Direction names are the backend's: enqueue = host -> guest (the guest's RX
+ * queue), dequeue = guest -> host (the guest's TX queue).
+ *
+ * Trust: everything in guest memory (descriptors, avail ring, lengths,
+ * addresses, flags, indirect tables, the avail index) is hostile until
+ * checked. The struct itself and the region table are trusted (the port
+ * code validated them when the memory table arrived).
+ *
+ * Threads: one poller owns a queue at a time; no locks inside.
+ */
+#ifndef VSW_VIRTQ_H
+#define VSW_VIRTQ_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct rte_mbuf;
+struct rte_mempool;
+
+#define VSW_VIRTQ_SIZE_MAX 32768u  /* virtio 1.1: queue size <= 32768 */
+#define VSW_VIRTQ_BURST_MAX 32u    /* packets per burst call, at most */
+#define VSW_MEM_REGIONS_MAX 8u     /* vhost-user VHOST_MEMORY_MAX_NREGIONS */
+
+/* Feature bits the data path looks at (virtio 1.1 numbering). */
+#define VSW_VIRTIO_NET_F_MRG_RXBUF 15
+#define VSW_VIRTIO_RING_F_INDIRECT_DESC 28
+#define VSW_VIRTIO_RING_F_EVENT_IDX 29
+#define VSW_VIRTIO_F_VERSION_1 32
+
+/* One guest memory region: guest physical range -> our virtual address. */
+struct vsw_mem_region {
+	uint64_t guest_phys_addr;
+	uint64_t size;
+	uint64_t host_user_addr;
+};
+
+/* The guest memory table, as negotiated (trusted: validated on arrival). */
+struct vsw_mem {
+	uint32_t nregions;
+	struct vsw_mem_region regions[VSW_MEM_REGIONS_MAX];
+};
+
+/*
+ * Per-queue counters, one writer (the queue's poller). The X-macro gives
+ * both the enum and the names, so they cannot drift.
+ *
+ * Partition, enqueue side: every packet passed to vsw_virtq_enqueue_burst()
+ * is counted exactly once, in ENQ_PACKETS (delivered) or in one ENQ_DROP_*.
+ * Dequeue side: every chain taken from the avail ring is counted exactly once,
+ * in DEQ_PACKETS (returned as an mbuf) or in one DEQ_DROP_*.
+ */
+#define VSW_VIRTQ_STATS(X)                                                     \
+	X(ENQ_PACKETS, "enq_packets")                                          \
+	X(ENQ_BYTES, "enq_bytes")                                              \
+	X(ENQ_DROP_RING_FULL, "enq_drop_ring_full")                            \
+	X(ENQ_DROP_NOT_READY, "enq_drop_not_ready")                            \
+	X(ENQ_DROP_TOO_LARGE, "enq_drop_too_large")                            \
+	X(ENQ_DROP_BAD_DESC, "enq_drop_bad_desc")                              \
+	X(DEQ_PACKETS, "deq_packets")                                          \
+	X(DEQ_BYTES, "deq_bytes")                                              \
+	X(DEQ_DROP_BAD_DESC, "deq_drop_bad_desc")                              \
+	X(DEQ_DROP_TOO_LARGE, "deq_drop_too_large")                            \
+	X(DEQ_DROP_NO_MBUF, "deq_drop_no_mbuf")                                \
+	X(DEQ_DROP_SHORT_HDR, "deq_drop_short_hdr")                            \
+	X(ERR_DESC_INDEX, "err_desc_index")                                    \
+	X(ERR_DESC_LOOP, "err_desc_loop")                                      \
+	X(ERR_DESC_ADDR, "err_desc_addr")                                      \
+	X(ERR_DESC_ZERO_LEN, "err_desc_zero_len")                              \
+	X(ERR_DESC_WRONG_DIR, "err_desc_wrong_dir")                            \
+	X(ERR_INDIRECT_NESTED, "err_indirect_nested")                          \
+	X(ERR_INDIRECT_LEN, "err_indirect_len")                                \
+	X(ERR_AVAIL_IDX, "err_avail_idx")                                      \
+	X(ERR_RING_BROKEN, "err_ring_broken")                                  \
+	X(NOTIFY_SENT, "notify_sent")                                          \
+	X(NOTIFY_SUPPRESSED, "notify_suppressed")
+
+enum vsw_virtq_stat {
+#define VSW_VIRTQ_STAT_ENUM(e, s) VSW_VIRTQ_STAT_##e,
+	VSW_VIRTQ_STATS(VSW_VIRTQ_STAT_ENUM)
+#undef VSW_VIRTQ_STAT_ENUM
+	VSW_VIRTQ_STAT__MAX
+};
+
+/* Name of a counter ("enq_drop_ring_full", ...); NULL when out of range. */
+const char *vsw_virtq_stat_name(enum vsw_virtq_stat s);
+
+/* How the queue signals the guest ("interrupt"): the port supplies it. */
+typedef void (*vsw_virtq_notify_fn)(void *ctx);
+
+/* What the caller knows about a queue when the guest has set it up. */
+struct vsw_virtq_config {
+	uint64_t desc_gpa;   /* ring addresses as the guest gave them; */
+	uint64_t avail_gpa;  /* translated and range-checked by init */
+	uint64_t used_gpa;
+	uint32_t size;       /* power of two, 1..VSW_VIRTQ_SIZE_MAX */
+	uint16_t last_avail_idx; /* where to resume (reconnect) */
+	uint16_t last_used_idx;
+	uint64_t features;   /* negotiated feature bits */
+	const struct vsw_mem *mem; /* must outlive the queue */
+	vsw_virtq_notify_fn notify; /* may be NULL: never notify */
+	void *notify_ctx;
+	uint32_t max_pkt_len; /* dequeue: bigger chains are dropped; 0 = 65535+hdr */
+};
+
+/*
+ * The queue. Fields below are read-only for users; the layout is public so
+ * the data path can be inlined and the struct embedded by callers.
+ */
+struct vsw_virtq {
+	struct vring_desc *desc;
+	struct vring_avail *avail;
+	struct vring_used *used;
+	const struct vsw_mem *mem;
+	uint64_t features;
+	uint32_t size;
+	uint32_t hdr_len;      /* 12 with MRG_RXBUF or VERSION_1, else 10 */
+	uint32_t max_pkt_len;
+	uint16_t last_avail_idx;
+	uint16_t last_used_idx;
+	uint16_t signalled_used; /* EVENT_IDX bookkeeping */
+	bool signalled_used_valid;
+	bool broken;           /* ring inconsistent: the queue is stopped */
+	vsw_virtq_notify_fn notify;
+	void *notify_ctx;
+	uint64_t stats[VSW_VIRTQ_STAT__MAX];
+	/* internal from here on: may change without notice */
+	/* shadow used ring: filled per burst, published once */
+	uint32_t shadow_n;
+	struct {
+		uint32_t id;
+		uint32_t len;
+	} shadow[VSW_VIRTQ_SIZE_MAX];
+};
+
+/*
+ * Set up a queue from a config. Translates and checks the three ring areas
+ * (each must lie inside guest memory, with the right alignment and size for
+ * cfg->size). Returns 0, or -EINVAL (bad size/features) or -EFAULT (ring
+ * outside guest memory). On error the queue is left broken and every burst
+ * call on it returns 0.
+ */
+int vsw_virtq_init(struct vsw_virtq *vq, const struct vsw_virtq_config *cfg);
+
+/*
+ * Host -> guest. Copies each of pkts[0..n) (n <= VSW_VIRTQ_BURST_MAX,
+ * single- or multi-segment) into guest RX buffers (mergeable when
+ * MRG_RXBUF was negotiated: num_buffers set), publishes the used ring once,
+ * and notifies the guest at most once if it asked.
+ * Returns how many packets were delivered. Every packet not delivered is
+ * counted under one ENQ_DROP_* reason. The mbufs stay the caller's (the
+ * caller frees all n).
+ */
+uint16_t vsw_virtq_enqueue_burst(struct vsw_virtq *vq, struct rte_mbuf **pkts,
+	uint16_t n);
+
+/*
+ * Guest -> host. Takes up to n (<= VSW_VIRTQ_BURST_MAX) chains from the
+ * guest's TX ring, copies each (minus the virtio-net header) into mbufs
+ * from mp (chained when larger than one mbuf), returns them used, publishes
+ * the used ring once and notifies at most once. Returns how many mbufs were
+ * stored in pkts; they belong to the caller. A bad chain is returned to the
+ * guest with length 0 and counted (DEQ_DROP_* plus the ERR_* that says why).
+ */
+uint16_t vsw_virtq_dequeue_burst(struct vsw_virtq *vq, struct rte_mempool *mp,
+	struct rte_mbuf **pkts, uint16_t n);
+
+/*
+ * Translate the start of a guest range. Returns our address of gpa, or NULL
+ * when gpa lies in no region or len == 0 or gpa + len wraps. *contig gets how
+ * many bytes of [gpa, gpa+len) are contiguous from there (shorter than len
+ * when the range runs into the next region; the caller continues at
+ * gpa + *contig).
+ */
+void *vsw_mem_translate(const struct vsw_mem *mem, uint64_t gpa, uint64_t len,
+	uint64_t *contig);
+
+#endif /* VSW_VIRTQ_H */

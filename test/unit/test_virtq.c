@@ -373,9 +373,15 @@ build_mbufs(const struct frame *fr, uint32_t n, struct rte_mbuf **m)
 	uint32_t i, max_seg = tg_rand_range(&test_rng, 0, 1) ? 0 :
 		tg_rand_range(&test_rng, 1, 3000);
 
+
 	for (i = 0; i < n; i++) {
+		/* at most ~64 (random: ~128) segments a packet: the pool
+		 * must hold a whole round */
+		uint32_t seg = max_seg == 0 ? 0 : RTE_MAX(max_seg,
+			fr[i].len / 64);
+
 		m[i] = tg_mbuf_build(test_pool, fr[i].data, fr[i].len,
-			&test_rng, max_seg);
+			&test_rng, seg);
 		assert_non_null(m[i]);
 	}
 }
@@ -663,7 +669,7 @@ main(int argc, char **argv)
 		fprintf(stderr, "EAL init failed\n");
 		return 1;
 	}
-	test_pool = rte_pktmbuf_pool_create("test_virtq", 8191, 0, 0,
+	test_pool = rte_pktmbuf_pool_create("test_virtq", 16383, 0, 0,
 		RTE_MBUF_DEFAULT_BUF_SIZE, (int)rte_socket_id());
 	if (test_pool == NULL) {
 		fprintf(stderr, "mempool: %s\n", rte_strerror(rte_errno));

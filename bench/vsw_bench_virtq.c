@@ -44,6 +44,7 @@ struct side {
 static void
 side_init(struct side *s, uint64_t features)
 {
+	memset(s, 0, sizeof(*s));
 	if (tg_guest_init(&s->g) != 0 ||
 		tg_vq_init(&s->q, &s->g, QSIZE, features) != 0) {
 		fprintf(stderr, "guest set-up failed\n");
@@ -106,6 +107,20 @@ reap(struct side *s)
 	s->q.used_seen = s->q.used->idx;
 }
 
+static void
+die_stats(const struct vsw_virtq *vq, const char *why)
+{
+	uint32_t i;
+
+	fprintf(stderr, "%s:", why);
+	for (i = 0; i < VSW_VIRTQ_STAT__MAX; i++)
+		if (vq->stats[i] != 0)
+			fprintf(stderr, " %s=%llu", vsw_virtq_stat_name(i),
+				(unsigned long long)vq->stats[i]);
+	fputc('\n', stderr);
+	exit(1);
+}
+
 static uint64_t
 enq_block(struct side *s, struct rte_mbuf **m, uint32_t len, int bursts)
 {
@@ -118,10 +133,8 @@ enq_block(struct side *s, struct rte_mbuf **m, uint32_t len, int bursts)
 
 		post(s, BURST * per, true);
 		t0 = rte_rdtsc_precise();
-		if (vsw_virtq_enqueue_burst(s->vq, m, BURST) != BURST) {
-			fprintf(stderr, "enqueue short\n");
-			exit(1);
-		}
+		if (vsw_virtq_enqueue_burst(s->vq, m, BURST) != BURST)
+			die_stats(s->vq, "enqueue short");
 		cyc += rte_rdtsc_precise() - t0;
 		reap(s);
 	}
@@ -140,10 +153,8 @@ deq_block(struct side *s, struct rte_mempool *mp, int bursts)
 
 		post(s, BURST, false);
 		t0 = rte_rdtsc_precise();
-		if (vsw_virtq_dequeue_burst(s->vq, mp, m, BURST) != BURST) {
-			fprintf(stderr, "dequeue short\n");
-			exit(1);
-		}
+		if (vsw_virtq_dequeue_burst(s->vq, mp, m, BURST) != BURST)
+			die_stats(s->vq, "dequeue short");
 		cyc += rte_rdtsc_precise() - t0;
 		rte_pktmbuf_free_bulk(m, BURST);
 		reap(s);

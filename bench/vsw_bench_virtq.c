@@ -2,12 +2,17 @@
 /*
  * vsw-bench-virtq: TSC cycles per packet of the virtqueue data path alone,
  * against the software guest (test/guest), per packet size.
- *   enqueue: 32 mbufs per burst into mergeable 2 KiB RX buffers, with the
- *            header co-alignment trick on and off (A/B in the same run,
- *            alternating blocks);
- *   dequeue: 32 single-descriptor TX chains per burst into mbufs (freed).
- * Only the burst call is timed (rdtsc around it); the guest's own work is
- * not. Median of the blocks. vsw_copy vs plain memcpy: while <vsw/copy.h>
+ *   enqueue: 32 mbufs per burst into mergeable 2 KiB RX buffers (64-byte
+ *            aligned, like a Linux guest's), three ways: header copied on
+ *            its own; header written into the mbuf headroom and copied
+ *            with the data as one run; the same with the mbuf data at 12
+ *            mod 64, which makes that run co-aligned with the guest buffer
+ *            (what deq_align produces from a guest whose TX frame sits 12
+ *            bytes into an aligned buffer);
+ *   dequeue: 32 single-descriptor TX chains per burst into mbufs (freed),
+ *            with and without deq_align.
+ * All variants run in one process, in a rotating order inside each block;
+ * only the burst call is timed (rdtsc around it). Median of the blocks. vsw_copy vs plain memcpy: while <vsw/copy.h>
  * is the memcpy placeholder the two are the same code; the real engine's
  * implementation switch gives that A/B once it lands.
  *
@@ -177,9 +182,10 @@ median_per_pkt(uint64_t *v, int n, int bursts)
 	return (double)v[n / 2] / ((double)bursts * BURST);
 }
 
-/* Segments filled to the brim, default headroom: what dequeue produces. */
+/* Segments filled to the brim, head data at data_off: what dequeue makes. */
 static struct rte_mbuf *
-full_mbuf(struct rte_mempool *mp, const uint8_t *data, uint32_t len)
+full_mbuf(struct rte_mempool *mp, const uint8_t *data, uint32_t len,
+	uint16_t data_off)
 {
 	struct rte_mbuf *head = NULL, *last = NULL;
 	uint32_t off = 0;
@@ -192,6 +198,8 @@ full_mbuf(struct rte_mempool *mp, const uint8_t *data, uint32_t len)
 			fprintf(stderr, "mempool empty\n");
 			exit(1);
 		}
+		if (head == NULL)
+			m->data_off = data_off;
 		k = RTE_MIN(len - off, (uint32_t)rte_pktmbuf_tailroom(m));
 		memcpy(rte_pktmbuf_append(m, (uint16_t)k), data + off, k);
 		off += k;
@@ -207,37 +215,75 @@ full_mbuf(struct rte_mempool *mp, const uint8_t *data, uint32_t len)
 	return head;
 }
 
+/* The variants, run in a rotating order within every block. */
+enum variant {
+	ENQ_PLAIN,   /* header copied on its own, mbuf data at 128 */
+	ENQ_PLAIN_AL, /* header on its own, mbuf data 12 mod 64 (co-aligned) */
+	ENQ_HDR,     /* header in headroom, one run; mbuf data at 128 */
+	ENQ_HDR_AL,  /* header in headroom, mbuf data 12 mod 64 (co-aligned) */
+	DEQ_PLAIN,   /* mbuf data at 128 */
+	DEQ_AL,      /* mbuf data at the guest frame's offset mod 64 */
+	NVARIANT
+};
+static const char *const vname[NVARIANT] = {"enq plain", "enq pl+al", "enq hdr",
+	"enq hdr+al", "deq plain", "deq al"};
+
+static uint64_t
+run_variant(enum variant v, struct side *rx, struct side *tx,
+	struct rte_mempool *mp, struct rte_mbuf **m, struct rte_mbuf **m_al,
+	uint32_t len, int bursts)
+{
+	rx->vq->hdr_coalign = v == ENQ_HDR || v == ENQ_HDR_AL;
+	tx->vq->deq_align = v == DEQ_AL;
+	switch (v) {
+	case ENQ_PLAIN:
+	case ENQ_HDR:
+		return enq_block(rx, m, len, bursts);
+	case ENQ_HDR_AL:
+	case ENQ_PLAIN_AL:
+		return enq_block(rx, m_al, len, bursts);
+	default:
+		return deq_block(tx, mp, bursts);
+	}
+}
+
 static void
 run_size(struct side *rx, struct side *tx, struct rte_mempool *mp,
 	uint32_t len, int blocks, int bursts)
 {
-	uint64_t on[MAXBLK], off[MAXBLK], deq[MAXBLK];
-	struct rte_mbuf *m[BURST];
+	static uint64_t cyc[NVARIANT][MAXBLK];
+	struct rte_mbuf *m[BURST], *m_al[BURST];
 	uint8_t *data = malloc(len);
 	uint32_t i;
-	int k;
+	int k, j;
 
 	memset(data, 0x5a, len);
-	for (i = 0; i < BURST; i++)
-		m[i] = full_mbuf(mp, data, len);
+	for (i = 0; i < BURST; i++) {
+		m[i] = full_mbuf(mp, data, len, RTE_PKTMBUF_HEADROOM);
+		m_al[i] = full_mbuf(mp, data, len, RTE_PKTMBUF_HEADROOM - 64 + 12);
+	}
 	tx_layout(tx, len);
-	enq_block(rx, m, len, bursts / 4 + 1); /* warm-up */
-	deq_block(tx, mp, bursts / 4 + 1);
-	for (k = 0; k < blocks; k++) { /* A/B order alternates per block */
-		rx->vq->hdr_coalign = (k & 1) == 0;
-		(k & 1 ? off : on)[k] = enq_block(rx, m, len, bursts);
-		rx->vq->hdr_coalign = (k & 1) != 0;
-		(k & 1 ? on : off)[k] = enq_block(rx, m, len, bursts);
-		deq[k] = deq_block(tx, mp, bursts);
-	}
-	{
-		double a = median_per_pkt(on, blocks, bursts);
-		double b = median_per_pkt(off, blocks, bursts);
+	for (j = 0; j < NVARIANT; j++) /* warm-up */
+		run_variant(j, rx, tx, mp, m, m_al, len, bursts / 4 + 1);
+	for (k = 0; k < blocks; k++)
+		for (j = 0; j < NVARIANT; j++) {
+			enum variant v = (enum variant)((j + k) % NVARIANT);
 
-		printf("%6u  %12.1f  %12.1f  %6.3f  %12.1f\n", len, a, b,
-			a / b, median_per_pkt(deq, blocks, bursts));
-	}
+			cyc[v][k] = run_variant(v, rx, tx, mp, m, m_al, len,
+				bursts);
+		}
+	printf("%6u", len);
+	for (j = 0; j < NVARIANT; j++)
+		printf("  %10.1f", median_per_pkt(cyc[j], blocks, bursts));
+	printf("  %9.3f  %9.3f  %9.3f\n",
+		median_per_pkt(cyc[ENQ_PLAIN_AL], blocks, bursts) /
+			median_per_pkt(cyc[ENQ_PLAIN], blocks, bursts),
+		median_per_pkt(cyc[ENQ_HDR_AL], blocks, bursts) /
+			median_per_pkt(cyc[ENQ_PLAIN], blocks, bursts),
+		median_per_pkt(cyc[DEQ_AL], blocks, bursts) /
+			median_per_pkt(cyc[DEQ_PLAIN], blocks, bursts));
 	rte_pktmbuf_free_bulk(m, BURST);
+	rte_pktmbuf_free_bulk(m_al, BURST);
 	free(data);
 }
 
@@ -273,8 +319,10 @@ main(int argc, char **argv)
 	printf("virtq data path, TSC cycles per packet (median of %d blocks "
 	       "x %d bursts of %u; TSC %.2f GHz)\n",
 		blocks, bursts, BURST, (double)rte_get_tsc_hz() / 1e9);
-	printf("%6s  %12s  %12s  %6s  %12s\n", "bytes", "enq coalign",
-		"enq plain", "ratio", "dequeue");
+	printf("%6s", "bytes");
+	for (i = 0; i < NVARIANT; i++)
+		printf("  %10s", vname[i]);
+	printf("  %9s  %9s  %9s\n", "pl+al/pl", "hdr+al/pl", "deq al/pl");
 	for (s = 0; s < RTE_DIM(sizes); s++)
 		run_size(&rx, &tx, mp, sizes[s], blocks, bursts);
 	rte_eal_cleanup();

@@ -153,7 +153,10 @@ struct vsw_virtq {
 	const char *name;
 	/* internal from here on: may change without notice */
 	const uint16_t *used_event; /* avail->ring[size], with EVENT_IDX */
-	bool hdr_coalign;        /* enqueue: header in mbuf headroom, one run */
+	bool hdr_coalign;        /* enqueue: header in mbuf headroom, one run
+				  * (default off: measured, see virtq_enqueue.c) */
+	bool deq_align;          /* dequeue: mbuf data co-aligned with guest
+				  * (default on) */
 	uint64_t log_next_tsc;   /* rate limiter for guest-error log lines */
 	uint32_t log_suppressed;
 	/* shadow used ring: filled per burst, published once */

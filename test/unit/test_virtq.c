@@ -325,6 +325,7 @@ test_dequeue_random(void **state)
 	for (round = 0; round < 24; round++) {
 		struct fx *f = fx_new(1024, feats[round % 3]);
 
+		f->vq->deq_align = round & 1;
 		n = tg_rand_range(&test_rng, 1, 32);
 		rand_frames(fr, n);
 		guest_send(f, fr, n, heads);

@@ -34,8 +34,9 @@ seg_append(struct rte_mempool *mp, struct rte_mbuf *m, struct rte_mbuf *seg)
  * so this copy is co-aligned, and so is the data copy of a later enqueue
  * into a guest RX buffer that starts aligned (data 12 bytes in, like the
  * frame of a TX buffer). Headroom stays 65..128 bytes. Measured with
- * bench/vsw-bench-virtq (glibc memcpy as vsw_copy): dequeue -5..-8% at
- * 1518..9000 B, enqueue of such mbufs -5..-9% at 1024..9000 B.
+ * bench/vsw-bench-virtq (glibc memcpy as vsw_copy): dequeue -4..-16% at
+ * 1518..9000 B, enqueue of such mbufs -5..-11% at 1024..9000 B; both
+ * +3..9% at 256..512 B, hence only for frames starting with >= 1 KiB.
  */
 static __rte_always_inline void
 deq_align_head(struct rte_mbuf *m, const uint8_t *src, uint8_t **dst,
@@ -85,8 +86,8 @@ dequeue_chain(struct vsw_virtq *vq, struct rte_mempool *mp,
 		}
 		if (unlikely(first) && len != 0) {
 			first = false;
-			/* below ~256 B the alignment buys less than it costs */
-			if (len >= 256)
+			/* measured: costs 3-5% at 256..512 B, pays above */
+			if (len >= 1024)
 				deq_align_head(m, src, &dst, &room);
 		}
 		while (len != 0) {

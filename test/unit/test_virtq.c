@@ -37,6 +37,8 @@
  *  25. indirect table straddling two regions (accepted, slow read)
  *  26. mempool empty mid-chain (DEQ_DROP_NO_MBUF)
  *  27. rings outside guest memory / bad size at init (-EFAULT / -EINVAL)
+ *  28. 300 queues of random garbage (descriptors, indirect tables, avail
+ *      heads and index): no crash or stray write, and the counters add up
  * Each asserts the exact counters that moved (and that no other did),
  * used len 0 for every chain taken and dropped, that guest memory beyond
  * the posted buffers still holds its fill pattern, and runs with guard

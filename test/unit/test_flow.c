@@ -739,7 +739,7 @@ test_random_packets(void **state)
 	unsigned iter, i, j;
 
 	(void)state;
-	for (iter = 0; iter < 3000; iter++) {
+	for (iter = 0; iter < 3200; iter++) { /* whole bursts */
 		uint32_t len = rnd() % sizeof(d), cuts[2];
 
 		for (i = 0; i < len; i++)

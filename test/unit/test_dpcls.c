@@ -89,9 +89,22 @@ ref_matches(const struct ref_rule *r, const struct vsw_flow_key *k)
 static const struct {
 	unsigned off, len;
 } fields[] = {
-	{0, 6}, {6, 6}, {12, 2}, {14, 2}, {16, 2}, {18, 1}, {19, 1},
-	{20, 1}, {21, 1}, {22, 2}, {24, 2}, {26, 2}, {32, 4}, {48, 4},
-	{32, 16}, {48, 16},
+	{0, 6},
+	{6, 6},
+	{12, 2},
+	{14, 2},
+	{16, 2},
+	{18, 1},
+	{19, 1},
+	{20, 1},
+	{21, 1},
+	{22, 2},
+	{24, 2},
+	{26, 2},
+	{32, 4},
+	{48, 4},
+	{32, 16},
+	{48, 16},
 };
 #define N_FIELDS (sizeof(fields) / sizeof(fields[0]))
 
@@ -118,7 +131,7 @@ random_mask(struct vsw_flow_mask *m)
 
 			for (b = keep; b < bits; b++)
 				p[fields[f].off + b / 8] &=
-					(uint8_t)~(0x80u >> (b % 8));
+					(uint8_t) ~(0x80u >> (b % 8));
 		}
 	}
 }
@@ -200,8 +213,8 @@ ref_insert(struct ref *ref, struct vsw_dpcls *cls,
 	}
 	assert_true(ref->n < MAX_RULES);
 	ref->r[ref->n] = nr;
-	assert_int_equal(vsw_dpcls_insert(cls, key, mask, prio,
-				 rule_data(ref->n)), 0);
+	assert_int_equal(
+		vsw_dpcls_insert(cls, key, mask, prio, rule_data(ref->n)), 0);
 	ref->n++;
 }
 
@@ -241,9 +254,9 @@ ref_live_masks(const struct ref *ref)
 		if (!ref->r[i].live)
 			continue;
 		for (j = 0; j < i; j++)
-			if (ref->r[j].live && memcmp(&ref->r[j].mask,
-						      &ref->r[i].mask,
-						      sizeof(ref->r[i].mask)) == 0)
+			if (ref->r[j].live &&
+				memcmp(&ref->r[j].mask, &ref->r[i].mask,
+					sizeof(ref->r[i].mask)) == 0)
 				break;
 		n += j == i;
 	}
@@ -274,7 +287,7 @@ struct keyset {
 	int *best;     /* ref_lookup() result */
 	int32_t *prio; /* best priority when best >= 0 */
 	uint32_t *maps;
-	unsigned n;    /* multiple of 32 */
+	unsigned n; /* multiple of 32 */
 };
 
 static void
@@ -285,14 +298,14 @@ gen_key(const struct ref *ref, struct vsw_flow_key *k)
 
 	small_key(k);
 	if (kind >= 3 && kind <= 5) {
-		/* Matches r for sure (if r is live): its bits under the mask. */
+		/* Surely matches r (if live): r's bits under its mask. */
 		for (i = 0; i < 8; i++)
 			kw(k)[i] = (kw(k)[i] & ~ckw(&r->mask.m)[i]) |
-				ckw(&r->key)[i];
+				   ckw(&r->key)[i];
 	} else if (kind == 6) {
 		for (i = 0; i < 8; i++)
 			kw(k)[i] = (uint64_t)rnd() << 32 ^ rnd() ^
-				(uint64_t)rnd() << 17;
+				   (uint64_t)rnd() << 17;
 	} else if (kind == 7) {
 		switch (rnd() % 4) {
 		case 0:
@@ -389,9 +402,11 @@ check_burst(const struct ref *ref, const struct vsw_dpcls *cls,
 			ref->r[r].prio != ks->prio[idx])
 			bad = 1;
 		if (bad) {
-			print_error("%s: key %u: found %d rule %ld, want rule %d "
-				"prio %d\n", impl, idx, (int)(found >> i & 1),
-				(long)r, ks->best[idx], ks->prio[idx]);
+			print_error(
+				"%s: key %u: found %d rule %ld, want rule %d "
+				"prio %d\n",
+				impl, idx, (int)(found >> i & 1), (long)r,
+				ks->best[idx], ks->prio[idx]);
 			fail();
 		}
 	}
@@ -439,9 +454,11 @@ run_config(unsigned n_masks, unsigned n_rules, unsigned prio_range)
 			mapped += (unsigned)(ks.maps[i / 32] >> (i % 32) & 1);
 		}
 		printf("# %u subtables, %u rules: %u of %u keys match, "
-			"%u looked up per impl\n", vsw_dpcls_n_subtables(cls),
-			vsw_dpcls_n_rules(cls), hits, ks.n, mapped);
-		/* A configuration where nothing (or everything) hits tests little. */
+		       "%u looked up per impl\n",
+			vsw_dpcls_n_subtables(cls), vsw_dpcls_n_rules(cls),
+			hits, ks.n, mapped);
+		/* A configuration where nothing (or everything) hits tests
+		 * little. */
 		assert_true(hits > ks.n / 10 && hits < ks.n);
 		assert_true(mapped >= N_LOOKUPS);
 	}
@@ -521,8 +538,8 @@ ref_remove(struct ref *ref, struct vsw_dpcls *cls, unsigned i)
 
 	assert_int_equal(vsw_dpcls_remove(cls, &r->key, &r->mask, r->prio), 0);
 	r->live = 0;
-	assert_int_equal(vsw_dpcls_remove(cls, &r->key, &r->mask, r->prio),
-		-ENOENT);
+	assert_int_equal(
+		vsw_dpcls_remove(cls, &r->key, &r->mask, r->prio), -ENOENT);
 }
 
 static void
@@ -547,7 +564,8 @@ test_insert_remove_clone(void **state)
 		;
 	assert_true(i < ref.n);
 	assert_int_equal(vsw_dpcls_remove(cls, &ref.r[i].key, &ref.r[i].mask,
-				 ref.r[i].prio + 1000), -ENOENT);
+				 ref.r[i].prio + 1000),
+		-ENOENT);
 
 	/* A clone answers like the original, and independently of it. */
 	copy = vsw_dpcls_clone(cls);
@@ -642,16 +660,16 @@ test_early_exit_rerank(void **state)
 	}
 	st.subtable_hits = hits;
 	st.n_subtable_hits = 2;
-	assert_int_equal(vsw_dpcls_lookup(cls, keys, UINT32_MAX, res, &st),
-		UINT32_MAX);
+	assert_int_equal(
+		vsw_dpcls_lookup(cls, keys, UINT32_MAX, res, &st), UINT32_MAX);
 	assert_int_equal(st.subtable_lookups, 64);
 	assert_true(hits[0] == 0 && hits[1] == 32);
 	copy = vsw_dpcls_clone(cls);
 	assert_int_equal(vsw_dpcls_rerank(copy, hits, 2), 0);
 	assert_int_equal(vsw_dpcls_rerank(copy, hits, 3), -EINVAL);
 	memset(&st, 0, sizeof(st));
-	assert_int_equal(vsw_dpcls_lookup(copy, keys, UINT32_MAX, res, &st),
-		UINT32_MAX);
+	assert_int_equal(
+		vsw_dpcls_lookup(copy, keys, UINT32_MAX, res, &st), UINT32_MAX);
 	assert_int_equal(st.subtable_lookups, 32);
 	assert_ptr_equal(res[7], (void *)2);
 	/* Keys matching both: equal priority, early exit after the first. */
@@ -741,8 +759,8 @@ test_emc_hit_miss_flush(void **state)
 		assert_int_equal(got & ~map, 0);
 		for (j = 0; j < 32; j++) {
 			if (got >> j & 1)
-				assert_ptr_equal(res[j],
-					(void *)(uintptr_t)(i + j + 1));
+				assert_ptr_equal(
+					res[j], (void *)(uintptr_t)(i + j + 1));
 			else
 				assert_null(res[j]);
 		}

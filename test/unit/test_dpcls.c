@@ -435,7 +435,8 @@ check_all_impls(const struct ref *ref, const struct vsw_dpcls *cls,
 }
 
 static void
-run_config(unsigned n_masks, unsigned n_rules, unsigned prio_range)
+run_config(unsigned n_masks, unsigned n_rules, unsigned prio_range,
+	int catch_all)
 {
 	static struct ref ref;
 	struct vsw_dpcls *cls = vsw_dpcls_create();
@@ -443,6 +444,15 @@ run_config(unsigned n_masks, unsigned n_rules, unsigned prio_range)
 
 	assert_non_null(cls);
 	ref_build(&ref, cls, n_masks, n_rules, prio_range);
+	if (catch_all) {
+		/* A default rule: empty mask, matches everything. */
+		struct vsw_flow_mask none;
+		struct vsw_flow_key k;
+
+		memset(&none, 0, sizeof(none));
+		small_key(&k);
+		ref_insert(&ref, cls, &k, &none, -2);
+	}
 	assert_int_equal(vsw_dpcls_n_rules(cls), ref_live(&ref));
 	assert_int_equal(vsw_dpcls_n_subtables(cls), ref_live_masks(&ref));
 	keyset_make(&ks, &ref, N_LOOKUPS * 6 / 5 / 32 * 32);
@@ -459,7 +469,7 @@ run_config(unsigned n_masks, unsigned n_rules, unsigned prio_range)
 			hits, ks.n, mapped);
 		/* A configuration where nothing (or everything) hits tests
 		 * little. */
-		assert_true(hits > ks.n / 10 && hits < ks.n);
+		assert_true(hits > ks.n / 10 && (hits < ks.n || catch_all));
 		assert_true(mapped >= N_LOOKUPS);
 	}
 	check_all_impls(&ref, cls, &ks);
@@ -471,35 +481,43 @@ static void
 test_one_rule(void **state)
 {
 	(void)state;
-	run_config(1, 1, 1);
+	run_config(1, 1, 1, 0);
 }
 
 static void
 test_ties_4x100(void **state)
 {
 	(void)state;
-	run_config(4, 100, 1);
+	run_config(4, 100, 1, 0);
 }
 
 static void
 test_ties_8x300(void **state)
 {
 	(void)state;
-	run_config(8, 300, 2);
+	run_config(8, 300, 2, 0);
 }
 
 static void
 test_prio_16x500(void **state)
 {
 	(void)state;
-	run_config(16, 500, 8);
+	run_config(16, 500, 8, 0);
 }
 
 static void
 test_prio_64x1000(void **state)
 {
 	(void)state;
-	run_config(64, 1000, 0);
+	run_config(64, 1000, 0, 0);
+}
+
+/* A catch-all rule below overlapping ones (and a zero-word subtable). */
+static void
+test_default_rule_12x400(void **state)
+{
+	(void)state;
+	run_config(12, 400, 5, 1);
 }
 
 static void
@@ -837,6 +855,7 @@ main(void)
 		cmocka_unit_test(test_ties_8x300),
 		cmocka_unit_test(test_prio_16x500),
 		cmocka_unit_test(test_prio_64x1000),
+		cmocka_unit_test(test_default_rule_12x400),
 		cmocka_unit_test(test_insert_remove_clone),
 		cmocka_unit_test(test_emc_hit_miss_flush),
 		cmocka_unit_test(test_emc_insert_probability),

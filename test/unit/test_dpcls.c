@@ -435,8 +435,8 @@ check_all_impls(const struct ref *ref, const struct vsw_dpcls *cls,
 }
 
 static void
-run_config(unsigned n_masks, unsigned n_rules, unsigned prio_range,
-	int catch_all)
+run_config(
+	unsigned n_masks, unsigned n_rules, unsigned prio_range, int catch_all)
 {
 	static struct ref ref;
 	struct vsw_dpcls *cls = vsw_dpcls_create();

@@ -731,9 +731,16 @@ test_impl_api(void **state)
 	assert_int_equal(vsw_dpcls_impl_list(names, 1), 1);
 	assert_int_equal(vsw_dpcls_impl_set("no-such-impl"), -ENOENT);
 	assert_string_equal(vsw_dpcls_impl_get(), saved);
+#if defined(__x86_64__)
 	if (!__builtin_cpu_supports("avx512f") ||
 		!__builtin_cpu_supports("avx512vl"))
 		assert_int_equal(vsw_dpcls_impl_set("avx512"), -ENOTSUP);
+	else
+		assert_int_equal(vsw_dpcls_impl_set("avx512"), 0);
+	assert_int_equal(vsw_dpcls_impl_set(saved), 0);
+#else
+	assert_int_equal(vsw_dpcls_impl_set("avx512"), -ENOTSUP);
+#endif
 #ifdef VSW_TEST_VALIDATOR_DEFAULT
 	assert_string_equal(saved, "autovalidator");
 #endif

@@ -25,11 +25,12 @@ enum dpcls_impl {
 
 /*
  * One rule. Rules with the same masked key in one subtable form a list
- * sorted by descending priority; only its head is on the hash chain, so a
- * lookup stops at the first key match.
+ * sorted by descending priority; only its head is in the hash table (a
+ * bucket way or the bucket's overflow chain), so a lookup stops at the
+ * first key match.
  */
 struct dpcls_rule {
-	struct dpcls_rule *next;  /* hash chain (heads only) */
+	struct dpcls_rule *next;  /* overflow chain (heads only), else NULL */
 	struct dpcls_rule *lower; /* same masked key, lower priority */
 	void *data;
 	int32_t priority;

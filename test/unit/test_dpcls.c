@@ -12,6 +12,7 @@
  * implementation, the autovalidator included.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -373,45 +374,51 @@ keyset_free(struct keyset *ks)
 	free(ks->maps);
 }
 
+/* Look up burst b; returns how many keys got a wrong answer. */
+static unsigned
+burst_errors(const struct ref *ref, const struct vsw_dpcls *cls,
+	const struct keyset *ks, unsigned b, const char *impl,
+	struct vsw_dpcls_lookup_stats *st, uint32_t *found)
+{
+	static char sentinel;
+	const struct vsw_flow_key *keys = &ks->keys[b * 32];
+	uint32_t map = ks->maps[b];
+	unsigned i, bad = 0;
+	void *res[32];
+
+	for (i = 0; i < 32; i++)
+		res[i] = &sentinel;
+	*found = vsw_dpcls_lookup(cls, keys, map, res, st);
+	for (i = 0; i < 32; i++) {
+		unsigned idx = b * 32 + i, hit = *found >> i & 1;
+		uintptr_t r = (uintptr_t)res[i] - 1;
+		int ok;
+
+		if (!(map >> i & 1) || ks->best[idx] < 0)
+			ok = !hit && res[i] == &sentinel;
+		else /* any matching rule of the best priority is right */
+			ok = hit && r < ref->n && ref->r[r].live &&
+			     ref_matches(&ref->r[r], &keys[i]) &&
+			     ref->r[r].prio == ks->prio[idx];
+		if (!ok && bad++ == 0)
+			fprintf(stderr,
+				"%s: key %u: found %u rule %ld, want "
+				"rule %d prio %d\n",
+				impl, idx, hit, (long)r, ks->best[idx],
+				ks->prio[idx]);
+	}
+	return bad;
+}
+
 static void
 check_burst(const struct ref *ref, const struct vsw_dpcls *cls,
 	const struct keyset *ks, unsigned b, const char *impl)
 {
-	static char sentinel;
 	struct vsw_dpcls_lookup_stats st = {0};
-	const struct vsw_flow_key *keys = &ks->keys[b * 32];
-	uint32_t map = ks->maps[b], found;
-	void *res[32];
-	unsigned i, bad = 0;
+	uint32_t found;
 
-	for (i = 0; i < 32; i++)
-		res[i] = &sentinel;
-	found = vsw_dpcls_lookup(cls, keys, map, res, &st);
-	for (i = 0; i < 32; i++) {
-		unsigned idx = b * 32 + i;
-		int want = (map >> i & 1) && ks->best[idx] >= 0;
-		uintptr_t r = (uintptr_t)res[i] - 1;
-
-		if (!want) {
-			bad |= (found >> i & 1) || res[i] != &sentinel;
-			continue;
-		}
-		/* Any matching rule of the best priority is right. */
-		if (!(found >> i & 1) || r >= ref->n || !ref->r[r].live ||
-			!ref_matches(&ref->r[r], &keys[i]) ||
-			ref->r[r].prio != ks->prio[idx])
-			bad = 1;
-		if (bad) {
-			print_error(
-				"%s: key %u: found %d rule %ld, want rule %d "
-				"prio %d\n",
-				impl, idx, (int)(found >> i & 1), (long)r,
-				ks->best[idx], ks->prio[idx]);
-			fail();
-		}
-	}
-	assert_false(bad);
-	assert_int_equal(st.lookups, __builtin_popcount(map));
+	assert_int_equal(burst_errors(ref, cls, ks, b, impl, &st, &found), 0);
+	assert_int_equal(st.lookups, __builtin_popcount(ks->maps[b]));
 	assert_int_equal(st.hits, __builtin_popcount(found));
 }
 
@@ -611,6 +618,67 @@ test_insert_remove_clone(void **state)
 	vsw_dpcls_destroy(cls);
 }
 
+struct reader {
+	const struct ref *ref;
+	const struct vsw_dpcls *cls;
+	const struct keyset *ks;
+	unsigned long bad;
+};
+
+static _Atomic unsigned readers_running;
+
+static void *
+reader_main(void *arg)
+{
+	struct reader *rd = arg;
+	struct vsw_dpcls_lookup_stats st = {0};
+	unsigned pass, b;
+	uint32_t found;
+
+	for (pass = 0; pass < 3; pass++)
+		for (b = 0; b < rd->ks->n / 32; b++)
+			rd->bad += burst_errors(rd->ref, rd->cls, rd->ks, b,
+				"concurrent", &st, &found);
+	readers_running--;
+	return NULL;
+}
+
+/*
+ * Two threads look up in one classifier while the main thread switches
+ * the implementation back and forth: every answer stays right.
+ */
+static void
+test_concurrent_impl_switch(void **state)
+{
+	static struct ref ref;
+	struct vsw_dpcls *cls = vsw_dpcls_create();
+	const char *names[8], *saved = vsw_dpcls_impl_get();
+	unsigned n = vsw_dpcls_impl_list(names, 8), i, t;
+	struct reader rd[2];
+	pthread_t th[2];
+	struct keyset ks;
+
+	(void)state;
+	ref_build(&ref, cls, 16, 300, 4);
+	keyset_make(&ks, &ref, 16384);
+	readers_running = 2;
+	for (t = 0; t < 2; t++) {
+		rd[t] = (struct reader){&ref, cls, &ks, 0};
+		assert_int_equal(
+			pthread_create(&th[t], NULL, reader_main, &rd[t]), 0);
+	}
+	for (i = 0; readers_running > 0; i++)
+		assert_int_equal(vsw_dpcls_impl_set(names[i % n]), 0);
+	print_message("# %u implementation switches during the lookups\n", i);
+	for (t = 0; t < 2; t++) {
+		assert_int_equal(pthread_join(th[t], NULL), 0);
+		assert_int_equal(rd[t].bad, 0);
+	}
+	assert_int_equal(vsw_dpcls_impl_set(saved), 0);
+	keyset_free(&ks);
+	vsw_dpcls_destroy(cls);
+}
+
 static void
 test_replace_and_same_key(void **state)
 {
@@ -764,6 +832,7 @@ main(void)
 		cmocka_unit_test(test_prio_64x1000),
 		cmocka_unit_test(test_default_rule_12x400),
 		cmocka_unit_test(test_insert_remove_clone),
+		cmocka_unit_test(test_concurrent_impl_switch),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

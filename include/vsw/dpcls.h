@@ -30,6 +30,14 @@ struct vsw_dpcls_lookup_stats {
 	uint64_t lookups;          /* keys looked up */
 	uint64_t hits;             /* keys that matched a rule */
 	uint64_t subtable_lookups; /* subtables visited, summed over keys */
+	/*
+	 * Optional per-subtable hit counts for re-ranking, owned by the
+	 * caller (NULL / 0 = not counted). subtable_hits[i] counts keys that
+	 * matched in the subtable at lookup position i of the classifier
+	 * looked up; reset the array whenever a new classifier is published.
+	 */
+	uint64_t *subtable_hits;
+	uint32_t n_subtable_hits;
 };
 
 /* Create an empty classifier; NULL on allocation failure. */
@@ -59,10 +67,23 @@ uint32_t vsw_dpcls_n_subtables(const struct vsw_dpcls *cls);
  * Look up keys[i] for every bit i set in keys_map (n <= 32 keys). For each
  * key found, results[i] is the user pointer of the highest-priority matching
  * rule and bit i is set in the returned map; other results[] are untouched.
+ * Subtables are visited by descending maximum priority; a key stops as soon
+ * as no remaining subtable can beat its match. stats may be NULL; otherwise
+ * the lookup adds to it (and to stats->subtable_hits when set).
  */
 uint32_t vsw_dpcls_lookup(const struct vsw_dpcls *cls,
 	const struct vsw_flow_key *keys, uint32_t keys_map, void **results,
 	struct vsw_dpcls_lookup_stats *stats);
+
+/*
+ * Re-rank subtables: among subtables of equal maximum priority, the one with
+ * more hits is visited first. hits[i] (n == vsw_dpcls_n_subtables()) is the
+ * hit count of lookup position i, e.g. the sum of every PMD's
+ * subtable_hits for the published classifier; call it on a private clone of
+ * that classifier (clone keeps the order), then publish the clone.
+ * Returns 0, -EINVAL (n mismatch), -ENOMEM.
+ */
+int vsw_dpcls_rerank(struct vsw_dpcls *cls, const uint64_t *hits, uint32_t n);
 
 /* Lookup implementations, selectable at run time by name. */
 int vsw_dpcls_impl_set(const char *name);     /* 0, -ENOENT, -ENOTSUP */
@@ -75,7 +96,10 @@ uint64_t vsw_dpcls_validator_mismatches(void);
 /*
  * Exact-match cache, one per PMD (never shared). Maps a full key to a user
  * pointer. Insertion probability is 1/inv_prob (0 = never insert: EMC off,
- * 1 = always).
+ * 1 = always; the default after create is 1). entries is rounded up to a
+ * power of two (create returns NULL for 0, > 2^24, or no memory). A NULL
+ * data pointer is never cached. Keys must be zero outside their fields, as
+ * vsw_flow_extract() leaves them.
  */
 struct vsw_emc;
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Switch core internals shared by switch/*.c (never included outside).
+ * Switch core internals shared by the switch/ .c files (never included outside).
  *
  * Published, immutable after publication: struct vsw_port_table and
  * struct vsw_rule_table (each read by PMDs under RCU). Owned by one PMD:

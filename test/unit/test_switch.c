@@ -835,7 +835,7 @@ test_ports_and_pmds(void **state)
  * 1 + f % 3, set B to 1 + (f + 1) % 3: a packet may leave on either, never
  * on the third, and never twice or not at all.
  */
-enum { FLOWS = 48, REPLACES = 2000 };
+enum { FLOWS = 12, REPLACES = 2000, PER_ROUND = 48 };
 
 static void
 build_set(struct vsw_rule *rules, unsigned shift)
@@ -891,7 +891,7 @@ test_concurrent_replace(void **state)
 {
 	struct ctx *c;
 	struct vsw_rule a[FLOWS + 1], b[FLOWS + 1];
-	uint8_t *seen = calloc(REPLACES * 16, 1), ma[6], mb[6];
+	uint8_t *seen = calloc(REPLACES * PER_ROUND, 1), ma[6], mb[6];
 	uint32_t seq = 0;
 	unsigned i, k, received = 0, refused = 0, spins;
 	struct vsw_pmd_stats s;
@@ -910,16 +910,18 @@ test_concurrent_replace(void **state)
 	assert_int_equal(vsw_switch_rules_replace(c->sw, a, FLOWS + 1), 0);
 	assert_int_equal(vsw_switch_pmds_start(c->sw), 0);
 	for (i = 0; i < REPLACES; i++) {
-		struct rte_mbuf *in[16];
+		struct rte_mbuf *in[PER_ROUND];
 
-		for (k = 0; k < 16; k++, seq++)
+		/* Several bursts per round, so the EMC holds entries when the
+		 * rule set changes under it. */
+		for (k = 0; k < PER_ROUND; k++, seq++)
 			in[k] = mk_pkt(mb, ma, -1, 0x0a000000 + seq % FLOWS,
 				seq, PKT_LEN);
-		k = vsw_ring_port_inject(c->rp[0], in, 16);
-		if (k < 16) { /* ring full: take them back */
-			free_all(&in[k], 16 - k);
-			memset(&seen[seq - 16 + k], 2, 16 - k);
-			refused += 16 - k;
+		k = vsw_ring_port_inject(c->rp[0], in, PER_ROUND);
+		if (k < PER_ROUND) { /* ring full: take them back */
+			free_all(&in[k], PER_ROUND - k);
+			memset(&seen[seq - PER_ROUND + k], 2, PER_ROUND - k);
+			refused += PER_ROUND - k;
 		}
 		assert_int_equal(vsw_switch_rules_replace(c->sw,
 			i % 2 ? a : b, FLOWS + 1), 0);

@@ -153,15 +153,19 @@ run_normal(struct vsw_pmd *pmd, uint16_t in_port, struct rte_mbuf **pkts,
 	struct vsw_mac_table *mac = pmd->sw->mac;
 	const struct vsw_port_table *pt = pmd->pt;
 	uint32_t epoch = vsw_mac_table_epoch(mac);
-	unsigned i;
+	uint16_t flood[VSW_SWITCH_MAX_PORTS];
+	bool gone = false;
+	unsigned i, k;
 
+	/* The flood set is the same for the whole run. */
+	k = live_ports(pt, pt->list, pt->n_ports, in_port, flood, &gone);
 	for (i = 0; i < n; i++) {
-		const struct vsw_flow_key *k = keys[i];
+		const struct vsw_flow_key *key = keys[i];
 		int port = -1;
 
-		vsw_mac_learn(mac, k->dl_src, in_port, epoch);
-		if (!(k->dl_dst[0] & 1))
-			port = vsw_mac_find(mac, k->dl_dst);
+		vsw_mac_learn(mac, key->dl_src, in_port, epoch);
+		if (!(key->dl_dst[0] & 1))
+			port = vsw_mac_find(mac, key->dl_dst);
 		if (port == in_port) { /* never back where it came from */
 			drop(pmd, VSW_PMD_DROP_NO_OUTPUT, &pkts[i], 1);
 		} else if (port >= 0 && pt->port[port] != NULL) {
@@ -169,9 +173,10 @@ run_normal(struct vsw_pmd *pmd, uint16_t in_port, struct rte_mbuf **pkts,
 				(uint16_t)port);
 
 			b->pkts[b->n++] = pkts[i];
-		} else { /* unknown unicast, broadcast, multicast: flood */
-			run_ports(pmd, pt->list, pt->n_ports, in_port,
-				&pkts[i], 1);
+		} else if (k > 0) { /* unknown, broadcast, multicast: flood */
+			out_multi(pmd, flood, k, &pkts[i], 1);
+		} else {
+			drop(pmd, VSW_PMD_DROP_NO_OUTPUT, &pkts[i], 1);
 		}
 	}
 }

@@ -12,6 +12,7 @@
  * Trusts ports' rx_burst for the count it returns (clamped to the burst).
  */
 #include <errno.h>
+#include <string.h>
 
 #include <rte_cycles.h>
 #include <rte_launch.h>
@@ -28,10 +29,15 @@ rules_enter(struct vsw_pmd *pmd)
 {
 	const struct vsw_rule_table *rt = rcu_dereference(pmd->sw->rules);
 
-	if (unlikely(rt->version != pmd->rules_version)) {
-		if (pmd->emc != NULL)
+	if (unlikely(rt->gen != pmd->rules_gen)) {
+		if (rt->version != pmd->rules_version && pmd->emc != NULL)
 			vsw_emc_flush(pmd->emc);
 		pmd->rules_version = rt->version;
+		pmd->rules_gen = rt->gen;
+		/* Positions changed: count afresh; gen last, so the control
+		 * thread never sums old counts under the new generation. */
+		memset(pmd->subtable_hits, 0, sizeof(pmd->subtable_hits));
+		__atomic_store_n(&pmd->hits_gen, rt->gen, __ATOMIC_RELEASE);
 	}
 	return rt;
 }

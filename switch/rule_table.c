@@ -90,15 +90,17 @@ rules_release(struct vsw_switch *sw, struct vsw_sw_rule **gone, unsigned n)
 	}
 }
 
+/* rules_changed = false: same rules, new subtable order (re-ranking). */
 static int
-publish(struct vsw_switch *sw, struct vsw_dpcls *cls)
+publish_cls(struct vsw_switch *sw, struct vsw_dpcls *cls, bool rules_changed)
 {
 	struct vsw_rule_table *old = sw->rules, *t = calloc(1, sizeof(*t));
 
 	if (t == NULL)
 		return -ENOMEM;
 	t->cls = cls;
-	t->version = ++sw->rules_version;
+	t->version = rules_changed ? ++sw->rules_version : sw->rules_version;
+	t->gen = ++sw->rules_gen;
 	rcu_assign_pointer(sw->rules, t);
 	synchronize_rcu();
 	if (old != NULL) {
@@ -106,6 +108,12 @@ publish(struct vsw_switch *sw, struct vsw_dpcls *cls)
 		free(old);
 	}
 	return 0;
+}
+
+static int
+publish(struct vsw_switch *sw, struct vsw_dpcls *cls)
+{
+	return publish_cls(sw, cls, true);
 }
 
 int
@@ -404,4 +412,35 @@ vsw_switch_rules_dump(struct vsw_switch *sw, vsw_switch_rule_cb cb, void *arg)
 		cb(&all[i]->rule, &s, arg);
 	}
 	free(all);
+}
+
+int
+vsw_switch_rerank(struct vsw_switch *sw)
+{
+	const struct vsw_rule_table *rt = sw->rules;
+	uint32_t n = vsw_dpcls_n_subtables(rt->cls), i, p;
+	uint64_t hits[VSW_PMD_RANKED_SUBTABLES] = {0};
+	struct vsw_dpcls *cls;
+	int rc;
+
+	if (n < 2 || n > VSW_PMD_RANKED_SUBTABLES)
+		return 0; /* nothing to order, or not all positions counted */
+	for (p = 0; p < sw->cfg.n_pmds; p++) {
+		const struct vsw_pmd *pmd = sw->pmd[p];
+
+		/* Counts of an older classifier have other positions. */
+		if (__atomic_load_n(&pmd->hits_gen, __ATOMIC_ACQUIRE) != rt->gen)
+			continue;
+		for (i = 0; i < n; i++)
+			hits[i] += vsw_ctr_read(&pmd->subtable_hits[i]);
+	}
+	cls = vsw_dpcls_clone(rt->cls);
+	if (cls == NULL)
+		return -ENOMEM;
+	rc = vsw_dpcls_rerank(cls, hits, n);
+	if (rc == 0)
+		rc = publish_cls(sw, cls, false);
+	if (rc < 0)
+		vsw_dpcls_destroy(cls);
+	return rc;
 }

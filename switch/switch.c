@@ -48,6 +48,8 @@ pmd_create(struct vsw_switch *sw, unsigned idx)
 	pmd->sw = sw;
 	pmd->idx = idx;
 	pmd->lcore = sw->cfg.pmd_lcores[idx];
+	pmd->cls_stats.subtable_hits = pmd->subtable_hits;
+	pmd->cls_stats.n_subtable_hits = VSW_PMD_RANKED_SUBTABLES;
 	pmd->rule_pkts = calloc(sw->cfg.max_rules, sizeof(uint64_t));
 	pmd->rule_bytes = calloc(sw->cfg.max_rules, sizeof(uint64_t));
 	if (sw->cfg.emc_entries > 0) {

@@ -68,8 +68,12 @@ struct vsw_sw_rule {
 
 struct vsw_rule_table {
 	struct vsw_dpcls *cls;
-	uint64_t version; /* PMDs flush their EMC when it changes */
+	uint64_t version; /* rules changed: PMDs flush their EMC */
+	uint64_t gen;     /* any publish (also re-ranking): reset hit counts */
 };
+
+/* Subtable positions whose hits a PMD counts for re-ranking. */
+#define VSW_PMD_RANKED_SUBTABLES 64
 
 struct vsw_out_batch {
 	uint16_t n;
@@ -92,11 +96,16 @@ struct vsw_pmd {
 	/* Read once per iteration (or per process call) under RCU. */
 	const struct vsw_port_table *pt;
 	uint64_t rules_version;
+	uint64_t rules_gen;
 	struct vsw_emc *emc; /* NULL when the EMC is off */
 
 	/* Owned counters (single writer: this PMD). */
 	uint64_t ctr[VSW_PMD_N_COUNTERS];
 	struct vsw_dpcls_lookup_stats cls_stats;
+	/* Hits per subtable position of the classifier of generation
+	 * hits_gen (read by the control thread for re-ranking). */
+	uint64_t hits_gen;
+	uint64_t subtable_hits[VSW_PMD_RANKED_SUBTABLES];
 	struct vsw_port_ctr port_ctr[VSW_SWITCH_MAX_PORTS];
 	uint64_t *rule_pkts;  /* [max_rules] */
 	uint64_t *rule_bytes; /* [max_rules] */
@@ -116,6 +125,7 @@ struct vsw_switch {
 	struct vsw_rule_table *rules;  /* RCU-published */
 	struct vsw_mac_table *mac;
 	uint64_t rules_version;
+	uint64_t rules_gen;
 	/* Control thread only: every live rule by id, and free ids. */
 	struct vsw_sw_rule **by_id;
 	struct vsw_sw_rule **hash; /* by match; hash_mask + 1 buckets */

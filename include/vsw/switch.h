@@ -103,6 +103,14 @@ int vsw_switch_rules_replace(struct vsw_switch *sw,
 	const struct vsw_rule *rules, unsigned n);
 unsigned vsw_switch_n_rules(const struct vsw_switch *sw);
 
+/*
+ * Re-rank the classifier's subtables by the hits the PMDs counted since the
+ * last publish (among equal maximum priority, more hits first) and publish
+ * the re-ordered copy; EMCs stay valid. Call it periodically (e.g. every
+ * second from a timer). 0 or -ENOMEM.
+ */
+int vsw_switch_rerank(struct vsw_switch *sw);
+
 struct vsw_rule_stats {
 	uint64_t packets;
 	uint64_t bytes;

@@ -39,7 +39,7 @@ struct ctx {
 	struct vsw_ring_port *rp[MAX_TP];
 	unsigned n_ports;
 	unsigned n_pmds;
-	bool port_deleted; /* port sums no longer cover every packet */
+	bool port_sums_off; /* port deleted or PMD stats cleared */
 };
 
 static struct ctx *
@@ -237,7 +237,7 @@ check_identity(struct ctx *c)
 		prx += ps.rx;
 		ptx += ps.tx;
 	}
-	if (!c->port_deleted) {
+	if (!c->port_sums_off) {
 		assert_int_equal(rx, prx);
 		assert_int_equal(tx, ptx);
 	}
@@ -554,7 +554,7 @@ test_normal_aging_moves(void **state)
 	assert_int_equal(send_one(c, 2, 0, 1), 0xb);
 	assert_int_equal(vsw_switch_mac_lookup(c->sw, ma), 2);
 	assert_int_equal(vsw_switch_port_del(c->sw, 2), 0);
-	c->port_deleted = true;
+	c->port_sums_off = true;
 	assert_int_equal(vsw_switch_mac_lookup(c->sw, ma), -ENOENT);
 	vsw_ring_port_destroy(c->rp[2]);
 	c->rp[2] = NULL;
@@ -770,6 +770,63 @@ test_rule_changes(void **state)
 	ctx_free(c);
 }
 
+/* Average subtables visited per classifier hit for k packets to dip. */
+static double
+lookups_per_hit(struct ctx *c, uint32_t dip, unsigned k)
+{
+	struct vsw_pmd_stats s;
+
+	vsw_switch_pmd_stats_clear(c->sw, -1);
+	c->port_sums_off = true;
+	assert_int_equal(send_ip(c, dip, k), 0x2);
+	pmd_stats(c, 0, &s);
+	assert_int_equal(s.c[VSW_PMD_CLS_HIT], k);
+	return s.avg_subtable_lookups_per_hit;
+}
+
+static void
+test_rerank(void **state)
+{
+	struct ctx *c = ctx_new(1, 2, 0); /* EMC off: every packet looks up */
+
+	(void)state;
+	/* Two subtables of equal priority; traffic hits one of them. */
+	add_rule(c, "priority=100,ip,nw_dst=10.0.0.1,actions=output:1");
+	add_rule(c, "priority=100,udp,tp_dst=2000,nw_dst=10.0.0.2,"
+		"actions=output:1");
+	lookups_per_hit(c, 0x0a000002, 32); /* counts for the current order */
+	assert_int_equal(vsw_switch_rerank(c->sw), 0);
+	assert_true(lookups_per_hit(c, 0x0a000002, 32) == 1.0);
+	/* Now the other subtable gets more traffic: visited second... */
+	assert_true(lookups_per_hit(c, 0x0a000001, 32) == 2.0);
+	assert_true(lookups_per_hit(c, 0x0a000001, 32) == 2.0);
+	assert_int_equal(vsw_switch_rerank(c->sw), 0);
+	/* ...until re-ranked first. */
+	assert_true(lookups_per_hit(c, 0x0a000001, 32) == 1.0);
+	check_identity(c);
+	ctx_free(c);
+}
+
+static void
+test_rerank_keeps_emc(void **state)
+{
+	struct ctx *c = ctx_new(1, 2, 1);
+	struct vsw_pmd_stats s;
+
+	(void)state;
+	add_rule(c, "priority=100,ip,nw_dst=10.0.0.1,actions=output:1");
+	add_rule(c, "priority=100,udp,tp_dst=2000,actions=output:1");
+	assert_int_equal(send_ip(c, 0x0a000001, 8), 0x2); /* fills the EMC */
+	assert_int_equal(vsw_switch_rerank(c->sw), 0);
+	vsw_switch_pmd_stats_clear(c->sw, -1);
+	c->port_sums_off = true;
+	assert_int_equal(send_ip(c, 0x0a000001, 8), 0x2);
+	pmd_stats(c, 0, &s);
+	assert_int_equal(s.c[VSW_PMD_EMC_HIT], 8); /* same rules: no flush */
+	check_identity(c);
+	ctx_free(c);
+}
+
 static void
 test_ports_and_pmds(void **state)
 {
@@ -799,7 +856,7 @@ test_ports_and_pmds(void **state)
 	rcu_quiescent_state();
 	/* After deleting port 1: PMD 0 polls 0 and 3, PMD 1 polls 2. */
 	assert_int_equal(vsw_switch_port_del(c->sw, 1), 0);
-	c->port_deleted = true;
+	c->port_sums_off = true;
 	assert_int_equal(vsw_switch_port_del(c->sw, 1), -ENOENT);
 	for (i = 0; i < 4; i++) {
 		if (i == 1)
@@ -990,6 +1047,8 @@ main(void)
 		cmocka_unit_test(test_vlan),
 		cmocka_unit_test(test_output_batching),
 		cmocka_unit_test(test_rule_changes),
+		cmocka_unit_test(test_rerank),
+		cmocka_unit_test(test_rerank_keeps_emc),
 		cmocka_unit_test(test_ports_and_pmds),
 		cmocka_unit_test(test_concurrent_replace),
 	};

@@ -147,7 +147,14 @@ test_accept_expected(void **state)
 	add_act(&e, VSW_ACTION_DROP, 0);
 	assert_rule_eq(&r, &e);
 	assert_round_trip(&r, 0);
+}
 
+static void
+test_accept_vlan_l3(void **state)
+{
+	struct vsw_rule r, e;
+
+	(void)state;
 	/* VLAN present / absent; nw_tos; masked tp_src; IPv6 prefix. */
 	r = parse_ok("dl_vlan=100,actions=strip_vlan,normal", 0);
 	e = expect_base(VSW_RULE_PRIORITY_DEFAULT);
@@ -457,6 +464,7 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_accept_expected),
+		cmocka_unit_test(test_accept_vlan_l3),
 		cmocka_unit_test(test_shorthands),
 		cmocka_unit_test(test_reject),
 		cmocka_unit_test(test_reject_special),

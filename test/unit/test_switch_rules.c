@@ -1,0 +1,341 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Switch core tables: rule add/replace/delete (EMC never stale), subtable
+ * re-ranking, ports and rx-queue assignment to PMDs, and a PMD lcore
+ * classifying while the rule set is replaced thousands of times. Every test
+ * ends with the mempool's in-use count back at zero.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include <rte_eal.h>
+#include <rte_lcore.h>
+#include <rte_mbuf.h>
+#include <rte_mempool.h>
+#include <rte_pause.h>
+#include <urcu-qsbr.h>
+
+#include <vsw/switch.h>
+
+#include "switch_harness.h"
+
+static void
+test_rule_changes(void **state)
+{
+	struct ctx *c = ctx_new(1, 4, 1);
+	struct vsw_rule r[3];
+	struct vsw_rule_stats rs;
+	struct vsw_pmd_stats s;
+
+	(void)state;
+	add_rule(c, "priority=10,ip,nw_dst=10.0.0.1,actions=output:1");
+	assert_int_equal(send_ip(c, 0x0a000001, 8), 0x2); /* EMC filled */
+	assert_int_equal(send_ip(c, 0x0a000001, 8), 0x2);
+	pmd_stats(c, 0, &s);
+	assert_true(s.c[VSW_PMD_EMC_HIT] >= 8);
+	/* Same match, new actions: replaces, keeps counters, EMC not stale. */
+	add_rule(c, "priority=10,ip,nw_dst=10.0.0.1,actions=output:2");
+	assert_int_equal(vsw_switch_n_rules(c->sw), 1);
+	assert_int_equal(send_ip(c, 0x0a000001, 8), 0x4);
+	rs = rule_stats(c, "priority=10,ip,nw_dst=10.0.0.1,actions=drop");
+	assert_int_equal(rs.packets, 24);
+	/* A higher-priority rule wins at once. */
+	add_rule(c, "priority=20,ip,nw_dst=10.0.0.0/8,actions=output:3");
+	assert_int_equal(send_ip(c, 0x0a000001, 8), 0x8);
+	/* Deleting it falls back; deleting again is -ENOENT. */
+	assert_int_equal(vsw_rule_parse("priority=20,ip,nw_dst=10.0.0.0/8",
+		VSW_RULE_PARSE_MATCH_ONLY, NULL, NULL, &r[0], NULL, 0), 0);
+	assert_int_equal(vsw_switch_rule_del(c->sw, &r[0]), 0);
+	assert_int_equal(vsw_switch_rule_del(c->sw, &r[0]), -ENOENT);
+	assert_int_equal(send_ip(c, 0x0a000001, 8), 0x4);
+	/* Replace the whole set; a duplicate within the set: last wins. */
+	assert_int_equal(vsw_rule_parse("ip,actions=output:1", 0, NULL, NULL,
+		&r[0], NULL, 0), 0);
+	assert_int_equal(vsw_rule_parse("ip,actions=output:3", 0, NULL, NULL,
+		&r[1], NULL, 0), 0);
+	assert_int_equal(vsw_rule_parse("arp,actions=flood", 0, NULL, NULL,
+		&r[2], NULL, 0), 0);
+	assert_int_equal(vsw_switch_rules_replace(c->sw, r, 3), 0);
+	assert_int_equal(vsw_switch_n_rules(c->sw), 2);
+	assert_int_equal(send_ip(c, 0x0a000001, 8), 0x8);
+	rs = rule_stats(c, "ip,actions=drop");
+	assert_int_equal(rs.packets, 8); /* a fresh id starts at zero */
+	/* All or nothing: a bad rule in a batch changes nothing. */
+	r[1].n_actions = VSW_RULE_MAX_ACTIONS + 1;
+	r[0].priority = 99;
+	assert_int_equal(vsw_switch_rules_add(c->sw, r, 2), -EINVAL);
+	assert_int_equal(vsw_switch_n_rules(c->sw), 2);
+	assert_int_equal(send_ip(c, 0x0a000001, 8), 0x8);
+	assert_int_equal(vsw_switch_rules_replace(c->sw, NULL, 0), 0);
+	assert_int_equal(send_ip(c, 0x0a000001, 8), 0x0);
+	check_identity(c);
+	ctx_free(c);
+}
+
+/* Average subtables visited per classifier hit for k packets to dip. */
+static double
+lookups_per_hit(struct ctx *c, uint32_t dip, unsigned k)
+{
+	struct vsw_pmd_stats s;
+
+	vsw_switch_pmd_stats_clear(c->sw, -1);
+	c->port_sums_off = true;
+	assert_int_equal(send_ip(c, dip, k), 0x2);
+	pmd_stats(c, 0, &s);
+	assert_int_equal(s.c[VSW_PMD_CLS_HIT], k);
+	return s.avg_subtable_lookups_per_hit;
+}
+
+static void
+test_rerank(void **state)
+{
+	struct ctx *c = ctx_new(1, 2, 0); /* EMC off: every packet looks up */
+
+	(void)state;
+	/* Two subtables of equal priority; traffic hits one of them. */
+	add_rule(c, "priority=100,ip,nw_dst=10.0.0.1,actions=output:1");
+	add_rule(c, "priority=100,udp,tp_dst=2000,nw_dst=10.0.0.2,"
+		"actions=output:1");
+	lookups_per_hit(c, 0x0a000002, 32); /* counts for the current order */
+	assert_int_equal(vsw_switch_rerank(c->sw), 0);
+	assert_true(lookups_per_hit(c, 0x0a000002, 32) == 1.0);
+	/* Now the other subtable gets more traffic: visited second... */
+	assert_true(lookups_per_hit(c, 0x0a000001, 32) == 2.0);
+	assert_true(lookups_per_hit(c, 0x0a000001, 32) == 2.0);
+	assert_int_equal(vsw_switch_rerank(c->sw), 0);
+	/* ...until re-ranked first. */
+	assert_true(lookups_per_hit(c, 0x0a000001, 32) == 1.0);
+	check_identity(c);
+	ctx_free(c);
+}
+
+static void
+test_rerank_keeps_emc(void **state)
+{
+	struct ctx *c = ctx_new(1, 2, 1);
+	struct vsw_pmd_stats s;
+
+	(void)state;
+	add_rule(c, "priority=100,ip,nw_dst=10.0.0.1,actions=output:1");
+	add_rule(c, "priority=100,udp,tp_dst=2000,actions=output:1");
+	assert_int_equal(send_ip(c, 0x0a000001, 8), 0x2); /* fills the EMC */
+	assert_int_equal(vsw_switch_rerank(c->sw), 0);
+	vsw_switch_pmd_stats_clear(c->sw, -1);
+	c->port_sums_off = true;
+	assert_int_equal(send_ip(c, 0x0a000001, 8), 0x2);
+	pmd_stats(c, 0, &s);
+	assert_int_equal(s.c[VSW_PMD_EMC_HIT], 8); /* same rules: no flush */
+	check_identity(c);
+	ctx_free(c);
+}
+
+static void
+test_ports_and_pmds(void **state)
+{
+	struct ctx *c = ctx_new(2, 4, 1);
+	struct vsw_pmd_stats s0, s1;
+	struct rte_mbuf *m[4];
+	uint8_t a[6];
+	unsigned i;
+	int no;
+
+	(void)state;
+	host_mac(0, a);
+	add_rule(c, "actions=drop");
+	assert_int_equal(vsw_switch_port_add(c->sw, "p1", &vsw_ring_port_ops,
+		c->rp[1], 1, 1), -EEXIST);
+	assert_int_equal(vsw_switch_port_add(c->sw, "", &vsw_ring_port_ops,
+		c->rp[1], 1, 1), -EINVAL);
+	assert_int_equal(vsw_switch_port_lookup("p3", c->sw), 3);
+	assert_string_equal(vsw_switch_port_name(2, c->sw), "p2");
+	/* Round-robin: PMD 0 polls ports 0 and 2, PMD 1 ports 1 and 3. */
+	for (i = 0; i < 4; i++) {
+		m[i] = mk_pkt(bcast, a, -1, 1, i, PKT_LEN);
+		inject(c, i, &m[i], 1);
+	}
+	assert_int_equal(vsw_pmd_poll_once(vsw_switch_pmd(c->sw, 1)), 2);
+	assert_int_equal(vsw_pmd_poll_once(vsw_switch_pmd(c->sw, 0)), 2);
+	rcu_quiescent_state();
+	/* After deleting port 1: PMD 0 polls 0 and 3, PMD 1 polls 2. */
+	assert_int_equal(vsw_switch_port_del(c->sw, 1), 0);
+	c->port_sums_off = true;
+	assert_int_equal(vsw_switch_port_del(c->sw, 1), -ENOENT);
+	for (i = 0; i < 4; i++) {
+		if (i == 1)
+			continue;
+		m[i] = mk_pkt(bcast, a, -1, 1, i, PKT_LEN);
+		inject(c, i, &m[i], 1);
+	}
+	assert_int_equal(vsw_pmd_poll_once(vsw_switch_pmd(c->sw, 1)), 1);
+	assert_int_equal(vsw_pmd_poll_once(vsw_switch_pmd(c->sw, 0)), 2);
+	rcu_quiescent_state();
+	pmd_stats(c, 0, &s0);
+	pmd_stats(c, 1, &s1);
+	assert_int_equal(s0.c[VSW_PMD_RX], 4);
+	assert_int_equal(s1.c[VSW_PMD_RX], 3);
+	/* The lowest free number is reused; its counters start at zero. */
+	no = vsw_switch_port_add(c->sw, "again", &vsw_ring_port_ops, c->rp[1],
+		1, 1);
+	assert_int_equal(no, 1);
+	{
+		struct vsw_port_stats ps;
+
+		assert_int_equal(vsw_switch_port_stats(c->sw, 1, &ps), 0);
+		assert_int_equal(ps.rx, 0);
+	}
+	assert_int_equal(vsw_switch_n_ports(c->sw), 4);
+	check_identity(c);
+	ctx_free(c);
+}
+
+/*
+ * Concurrency: a PMD lcore switches packets from port 0 while this thread
+ * replaces the whole rule set thousands of times. Set A sends flow f to port
+ * 1 + f % 3, set B to 1 + (f + 1) % 3: a packet may leave on either, never
+ * on the third, and never twice or not at all.
+ */
+enum { FLOWS = 12, REPLACES = 2000, PER_ROUND = 48 };
+
+static void
+build_set(struct vsw_rule *rules, unsigned shift)
+{
+	unsigned f;
+
+	for (f = 0; f < FLOWS; f++) {
+		char text[128];
+
+		/* Two mask shapes (two subtables) + a catch-all. */
+		if (f % 2)
+			snprintf(text, sizeof(text), "priority=100,ip,"
+				"nw_dst=10.0.0.%u,actions=output:%u", f,
+				1 + (f + shift) % 3);
+		else
+			snprintf(text, sizeof(text), "priority=90,udp,"
+				"nw_dst=10.0.0.%u,tp_dst=2000,actions=output:%u",
+				f, 1 + (f + shift) % 3);
+		assert_int_equal(vsw_rule_parse(text, 0, NULL, NULL, &rules[f],
+			NULL, 0), 0);
+	}
+	assert_int_equal(vsw_rule_parse("priority=0,actions=drop", 0, NULL,
+		NULL, &rules[FLOWS], NULL, 0), 0);
+}
+
+static unsigned
+drain_check(struct ctx *c, uint8_t *seen, uint32_t n_sent)
+{
+	struct rte_mbuf *out[64];
+	unsigned p, i, n, total = 0;
+
+	for (p = 1; p <= 3; p++) {
+		while ((n = collect(c, p, out, 64)) > 0) {
+			for (i = 0; i < n; i++) {
+				uint32_t s = pkt_seq(out[i]);
+				unsigned f = s % FLOWS;
+
+				assert_true(s < n_sent);
+				assert_int_equal(seen[s], 0);
+				seen[s] = 1;
+				if (p != 1 + f % 3 && p != 1 + (f + 1) % 3)
+					fail_msg("flow %u on port %u", f, p);
+			}
+			free_all(out, n);
+			total += n;
+		}
+	}
+	return total;
+}
+
+static void
+test_concurrent_replace(void **state)
+{
+	struct ctx *c;
+	struct vsw_rule a[FLOWS + 1], b[FLOWS + 1];
+	uint8_t *seen = calloc(REPLACES * PER_ROUND, 1), ma[6], mb[6];
+	uint32_t seq = 0;
+	unsigned i, k, received = 0, refused = 0, spins;
+	struct vsw_pmd_stats s;
+
+	(void)state;
+	if (rte_lcore_count() < 2 || !rte_lcore_is_enabled(1)) {
+		free(seen);
+		skip();
+	}
+	assert_non_null(seen);
+	c = ctx_new(1, 4, 1);
+	host_mac(0, ma);
+	host_mac(1, mb);
+	build_set(a, 0);
+	build_set(b, 1);
+	assert_int_equal(vsw_switch_rules_replace(c->sw, a, FLOWS + 1), 0);
+	assert_int_equal(vsw_switch_pmds_start(c->sw), 0);
+	for (i = 0; i < REPLACES; i++) {
+		struct rte_mbuf *in[PER_ROUND];
+
+		/* Several bursts per round, so the EMC holds entries when the
+		 * rule set changes under it. */
+		for (k = 0; k < PER_ROUND; k++, seq++)
+			in[k] = mk_pkt(mb, ma, -1, 0x0a000000 + seq % FLOWS,
+				seq, PKT_LEN);
+		k = vsw_ring_port_inject(c->rp[0], in, PER_ROUND);
+		if (k < PER_ROUND) { /* ring full: take them back */
+			free_all(&in[k], PER_ROUND - k);
+			memset(&seen[seq - PER_ROUND + k], 2, PER_ROUND - k);
+			refused += PER_ROUND - k;
+		}
+		assert_int_equal(vsw_switch_rules_replace(c->sw,
+			i % 2 ? a : b, FLOWS + 1), 0);
+		received += drain_check(c, seen, seq);
+	}
+	for (spins = 0; spins < 20000000; spins++) {
+		received += drain_check(c, seen, seq);
+		if (received == seq - refused)
+			break;
+		rte_pause();
+	}
+	vsw_switch_pmds_stop(c->sw);
+	received += drain_check(c, seen, seq);
+	for (k = 0; k < seq; k++)
+		if (seen[k] == 0)
+			fail_msg("packet %u lost", k);
+	pmd_stats(c, 0, &s);
+	assert_int_equal(s.c[VSW_PMD_DROP_NO_RULE] + s.c[VSW_PMD_DROP_ACTION],
+		0);
+	assert_int_equal(s.c[VSW_PMD_RX], received);
+	print_message("%u packets through %u rule-set replacements, %" PRIu64
+		" EMC hits, %" PRIu64 " classifier hits\n", received, REPLACES,
+		s.c[VSW_PMD_EMC_HIT], s.c[VSW_PMD_CLS_HIT]);
+	check_identity(c);
+	free(seen);
+	ctx_free(c);
+}
+
+static int
+group_setup(void **state)
+{
+	(void)state;
+	return harness_setup("vsw_test_switch_rules");
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_rule_changes),
+		cmocka_unit_test(test_rerank),
+		cmocka_unit_test(test_rerank_keeps_emc),
+		cmocka_unit_test(test_ports_and_pmds),
+		cmocka_unit_test(test_concurrent_replace),
+	};
+
+	return cmocka_run_group_tests(tests, group_setup, harness_teardown);
+}

@@ -11,6 +11,7 @@
  * edits happen before any output, while the packet is still exclusive.
  * Trusts: the compiled rule, the PMD's port table snapshot, the keys.
  */
+#include <errno.h>
 #include <string.h>
 
 #include <rte_byteorder.h>
@@ -216,17 +217,55 @@ vsw_actions_run(struct vsw_pmd *pmd, const struct vsw_sw_rule *r,
 	}
 }
 
-void
+/* What the parser guarantees, checked again for rules built in code: the
+ * unchecked appends rely on at most one append per port per packet. */
+static int
+check_action(const struct vsw_sw_rule *r, const struct vsw_action *a,
+	unsigned seen)
+{
+	const unsigned outs = 1u << VSW_ACTION_OUTPUT |
+		1u << VSW_ACTION_NORMAL | 1u << VSW_ACTION_FLOOD;
+	unsigned i;
+
+	if (a->type > VSW_ACTION_STRIP_VLAN || (seen & 1u << VSW_ACTION_DROP))
+		return -EINVAL;
+	if (a->type == VSW_ACTION_DROP && seen != 0)
+		return -EINVAL;
+	if ((a->type == VSW_ACTION_PUSH_VLAN ||
+			a->type == VSW_ACTION_STRIP_VLAN) && (seen & outs))
+		return -EINVAL;
+	if (a->type == VSW_ACTION_PUSH_VLAN && a->arg > 4095)
+		return -EINVAL;
+	if ((a->type == VSW_ACTION_NORMAL || a->type == VSW_ACTION_FLOOD) &&
+			(seen & outs))
+		return -EINVAL;
+	if (a->type == VSW_ACTION_OUTPUT) {
+		if (seen & (1u << VSW_ACTION_NORMAL | 1u << VSW_ACTION_FLOOD))
+			return -EINVAL;
+		for (i = 0; i < r->n_out; i++)
+			if (r->out_ports[i] == a->arg)
+				return -EINVAL;
+	}
+	return 0;
+}
+
+int
 vsw_actions_compile(struct vsw_sw_rule *r)
 {
+	unsigned seen = 0;
 	uint32_t i;
 
 	r->out_kind = VSW_OUT_DROP;
 	r->n_out = 0;
 	r->n_edits = 0;
+	if (r->rule.n_actions > VSW_RULE_MAX_ACTIONS)
+		return -EINVAL;
 	for (i = 0; i < r->rule.n_actions; i++) {
 		const struct vsw_action *a = &r->rule.actions[i];
 
+		if (check_action(r, a, seen) < 0)
+			return -EINVAL;
+		seen |= 1u << a->type;
 		switch (a->type) {
 		case VSW_ACTION_OUTPUT:
 			/* A number past the table stays: it counts as gone. */
@@ -243,8 +282,9 @@ vsw_actions_compile(struct vsw_sw_rule *r)
 		case VSW_ACTION_STRIP_VLAN:
 			r->edits[r->n_edits++] = *a;
 			break;
-		default:
+		default: /* drop */
 			break;
 		}
 	}
+	return 0;
 }

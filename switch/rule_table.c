@@ -56,17 +56,23 @@ rule_stats_sum(const struct vsw_switch *sw, uint32_t id,
 }
 
 static struct vsw_sw_rule *
-rule_new(struct vsw_switch *sw, const struct vsw_rule *r, int32_t id)
+rule_new(struct vsw_switch *sw, const struct vsw_rule *r, int32_t id, int *err)
 {
 	struct vsw_sw_rule *sr;
 
+	*err = -ENOSPC;
 	if (id < 0 && sw->n_free == 0)
 		return NULL;
+	*err = -ENOMEM;
 	sr = calloc(1, sizeof(*sr));
 	if (sr == NULL)
 		return NULL;
 	sr->rule = *r;
-	vsw_actions_compile(sr);
+	*err = vsw_actions_compile(sr);
+	if (*err < 0) {
+		free(sr);
+		return NULL;
+	}
 	if (id >= 0) {
 		sr->id = (uint32_t)id; /* replacing: keep id and counters */
 	} else {
@@ -208,13 +214,13 @@ change_add(struct vsw_switch *sw, struct vsw_dpcls *cls, struct change *c,
 	const struct vsw_rule *r)
 {
 	struct vsw_sw_rule **slot = hash_slot(sw, r), *old = *slot, *sr;
+	int rc;
 
-	if (r->n_actions > VSW_RULE_MAX_ACTIONS || r->priority < 0 ||
-			r->priority > VSW_RULE_PRIORITY_MAX)
+	if (r->priority < 0 || r->priority > VSW_RULE_PRIORITY_MAX)
 		return -EINVAL;
-	sr = rule_new(sw, r, old != NULL ? (int32_t)old->id : -1);
+	sr = rule_new(sw, r, old != NULL ? (int32_t)old->id : -1, &rc);
 	if (sr == NULL)
-		return sw->n_free == 0 && old == NULL ? -ENOSPC : -ENOMEM;
+		return rc;
 	if (vsw_dpcls_insert(cls, &r->key, &r->mask, r->priority, sr) < 0) {
 		if (old == NULL)
 			sw->free_ids[sw->n_free++] = sr->id;

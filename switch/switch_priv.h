@@ -186,8 +186,9 @@ void vsw_out_flush_all(struct vsw_pmd *pmd);
 void vsw_actions_run(struct vsw_pmd *pmd, const struct vsw_sw_rule *r,
 	uint16_t in_port, struct rte_mbuf **pkts,
 	const struct vsw_flow_key *const *keys, unsigned n);
-/* Compile the datapath form of rule (out_kind, ports, edits). */
-void vsw_actions_compile(struct vsw_sw_rule *r);
+/* Compile the datapath form of rule (out_kind, ports, edits); -EINVAL if
+ * the action list breaks the rules in vsw/rule.h. */
+int vsw_actions_compile(struct vsw_sw_rule *r);
 
 /* Append without a bound check: vsw_out_ensure_room() made room. */
 static inline struct vsw_out_batch *

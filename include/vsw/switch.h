@@ -92,7 +92,8 @@ unsigned vsw_switch_n_ports(const struct vsw_switch *sw);
 /*
  * Add n rules at once (all or nothing). A rule whose match (key, mask,
  * priority) equals an existing one replaces its actions and keeps its
- * counters. 0, -ENOSPC (max_rules), -ENOMEM, -EINVAL (n_actions).
+ * counters. 0, -ENOSPC (max_rules), -ENOMEM, -EINVAL (priority, or an
+ * action list vsw_rule_parse() would refuse: see vsw/rule.h).
  */
 int vsw_switch_rules_add(struct vsw_switch *sw, const struct vsw_rule *rules,
 	unsigned n);
@@ -145,6 +146,7 @@ int vsw_pmd_main(void *pmd);
  * the output batches, which vsw_pmd_flush() sends. Same thread rules as
  * vsw_pmd_poll_once(); no quiescent state between process and flush.
  */
+/* in_port < VSW_SWITCH_MAX_PORTS. */
 void vsw_pmd_process_burst(struct vsw_pmd *pmd, uint16_t in_port,
 	struct rte_mbuf **pkts, unsigned n);
 void vsw_pmd_flush(struct vsw_pmd *pmd);

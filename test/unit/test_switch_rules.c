@@ -76,6 +76,18 @@ test_rule_changes(void **state)
 	assert_int_equal(vsw_switch_rules_add(c->sw, r, 2), -EINVAL);
 	assert_int_equal(vsw_switch_n_rules(c->sw), 2);
 	assert_int_equal(send_ip(c, 0x0a000001, 8), 0x8);
+	/* Rules built in code get the parser's action checks too. */
+	assert_int_equal(vsw_rule_parse("ip,actions=output:1,output:2", 0, NULL,
+		NULL, &r[1], NULL, 0), 0);
+	r[1].actions[1].arg = 1; /* the same port twice */
+	assert_int_equal(vsw_switch_rules_add(c->sw, &r[1], 1), -EINVAL);
+	r[1].actions[1].type = VSW_ACTION_FLOOD;
+	assert_int_equal(vsw_switch_rules_add(c->sw, &r[1], 1), -EINVAL);
+	r[1].actions[1].type = VSW_ACTION_PUSH_VLAN; /* edit after output */
+	assert_int_equal(vsw_switch_rules_add(c->sw, &r[1], 1), -EINVAL);
+	r[1].actions[0].type = 99;
+	assert_int_equal(vsw_switch_rules_add(c->sw, &r[1], 1), -EINVAL);
+	assert_int_equal(vsw_switch_n_rules(c->sw), 2);
 	assert_int_equal(vsw_switch_rules_replace(c->sw, NULL, 0), 0);
 	assert_int_equal(send_ip(c, 0x0a000001, 8), 0x0);
 	check_identity(c);

@@ -18,7 +18,63 @@
 _Static_assert(sizeof(uint32_t) * 8 == VSW_DPCLS_BURST,
 	"keys_map must have one bit per key of a burst");
 
-#define SUBTABLE_MIN_BUCKETS 8
+#define SUBTABLE_MIN_BUCKETS 4
+/* Grow when the heads average this many per bucket (of 4 ways). */
+#define SUBTABLE_MAX_LOAD 2
+
+static struct dpcls_bucket *
+buckets_alloc(uint32_t n)
+{
+	struct dpcls_bucket *b = aligned_alloc(64, n * sizeof(*b));
+
+	if (b != NULL)
+		memset(b, 0, n * sizeof(*b));
+	return b;
+}
+
+/*
+ * Every chain head of bucket b in turn, NULL at the end: *pos (start at 0)
+ * counts the ways, then *chain walks the overflow chain. The caller may
+ * free or move the returned head.
+ */
+static struct dpcls_rule *
+bucket_head(const struct dpcls_bucket *b, unsigned *pos,
+	struct dpcls_rule **chain)
+{
+	struct dpcls_rule *r;
+
+	while (*pos < DPCLS_BUCKET_WAYS) {
+		r = b->rule[(*pos)++];
+		if (r != NULL)
+			return r;
+	}
+	if (*pos == DPCLS_BUCKET_WAYS) {
+		*chain = b->overflow;
+		(*pos)++;
+	}
+	r = *chain;
+	if (r != NULL)
+		*chain = r->next;
+	return r;
+}
+
+/* Place a chain head into a free way of b, else onto its overflow chain. */
+static void
+bucket_put(struct dpcls_bucket *b, struct dpcls_rule *r)
+{
+	unsigned w;
+
+	for (w = 0; w < DPCLS_BUCKET_WAYS; w++) {
+		if (b->rule[w] == NULL) {
+			b->hash[w] = r->hash;
+			b->rule[w] = r;
+			r->next = NULL;
+			return;
+		}
+	}
+	r->next = b->overflow;
+	b->overflow = r;
+}
 
 static void
 mask_pack(const struct dpcls_subtable *st, const struct vsw_flow_key *key,
@@ -42,7 +98,7 @@ subtable_create(const struct vsw_flow_mask *mask)
 	if (st == NULL)
 		return NULL;
 	memset(st, 0, sizeof(*st));
-	st->buckets = calloc(SUBTABLE_MIN_BUCKETS, sizeof(*st->buckets));
+	st->buckets = buckets_alloc(SUBTABLE_MIN_BUCKETS);
 	if (st->buckets == NULL) {
 		free(st);
 		return NULL;
@@ -65,12 +121,13 @@ subtable_create(const struct vsw_flow_mask *mask)
 static void
 subtable_destroy(struct dpcls_subtable *st)
 {
-	struct dpcls_rule *h, *hn, *r, *rn;
+	struct dpcls_rule *h, *r, *rn, *chain = NULL;
 	uint32_t b;
+	unsigned pos;
 
 	for (b = 0; b <= st->bucket_mask; b++) {
-		for (h = st->buckets[b]; h != NULL; h = hn) {
-			hn = h->next;
+		pos = 0;
+		while ((h = bucket_head(&st->buckets[b], &pos, &chain)) != NULL) {
 			for (r = h; r != NULL; r = rn) {
 				rn = r->lower;
 				free(r);
@@ -87,13 +144,24 @@ rule_alloc(const struct dpcls_subtable *st)
 	return malloc(sizeof(struct dpcls_rule) + st->n_words * sizeof(uint64_t));
 }
 
-/* Link that points to the chain head holding this masked key, or NULL. */
+/*
+ * The link (a bucket way or an overflow chain's next pointer) that points
+ * to the chain head holding this masked key, or NULL.
+ */
 static struct dpcls_rule **
 subtable_find(struct dpcls_subtable *st, const uint64_t *packed, uint32_t hash)
 {
-	struct dpcls_rule **link = &st->buckets[hash & st->bucket_mask];
+	struct dpcls_bucket *b = &st->buckets[hash & st->bucket_mask];
+	struct dpcls_rule **link;
+	unsigned w;
 
-	for (; *link != NULL; link = &(*link)->next)
+	for (w = 0; w < DPCLS_BUCKET_WAYS; w++) {
+		link = &b->rule[w];
+		if (*link != NULL && (*link)->hash == hash &&
+			dpcls_words_eq((*link)->key, packed, st->n_words))
+			return link;
+	}
+	for (link = &b->overflow; *link != NULL; link = &(*link)->next)
 		if ((*link)->hash == hash &&
 			dpcls_words_eq((*link)->key, packed, st->n_words))
 			return link;
@@ -104,17 +172,17 @@ static int
 subtable_grow(struct dpcls_subtable *st)
 {
 	uint32_t n = (st->bucket_mask + 1) * 2, b;
-	struct dpcls_rule **nb, *h, *hn;
+	struct dpcls_rule *h, *chain = NULL;
+	struct dpcls_bucket *nb;
+	unsigned pos;
 
-	nb = calloc(n, sizeof(*nb));
+	nb = buckets_alloc(n);
 	if (nb == NULL)
 		return -ENOMEM;
 	for (b = 0; b <= st->bucket_mask; b++) {
-		for (h = st->buckets[b]; h != NULL; h = hn) {
-			hn = h->next;
-			h->next = nb[h->hash & (n - 1)];
-			nb[h->hash & (n - 1)] = h;
-		}
+		pos = 0;
+		while ((h = bucket_head(&st->buckets[b], &pos, &chain)) != NULL)
+			bucket_put(&nb[h->hash & (n - 1)], h);
 	}
 	free(st->buckets);
 	st->buckets = nb;
@@ -125,14 +193,17 @@ subtable_grow(struct dpcls_subtable *st)
 static void
 subtable_recompute_max(struct dpcls_subtable *st)
 {
-	struct dpcls_rule *h;
+	struct dpcls_rule *h, *chain = NULL;
 	uint32_t b;
+	unsigned pos;
 
 	st->max_priority = INT32_MIN;
-	for (b = 0; b <= st->bucket_mask; b++)
-		for (h = st->buckets[b]; h != NULL; h = h->next)
+	for (b = 0; b <= st->bucket_mask; b++) {
+		pos = 0;
+		while ((h = bucket_head(&st->buckets[b], &pos, &chain)) != NULL)
 			if (h->priority > st->max_priority)
 				st->max_priority = h->priority;
+	}
 }
 
 /* Stable sort by descending max priority: keeps the hit order of ties. */
@@ -257,7 +328,8 @@ subtable_insert(struct dpcls_subtable *st, const uint64_t *packed,
 			return 0;
 		}
 	}
-	if (link == NULL && st->n_heads >= st->bucket_mask + 1 &&
+	if (link == NULL &&
+		st->n_heads >= (st->bucket_mask + 1) * SUBTABLE_MAX_LOAD &&
 		subtable_grow(st) != 0)
 		return -ENOMEM;
 	r = rule_alloc(st);
@@ -271,9 +343,7 @@ subtable_insert(struct dpcls_subtable *st, const uint64_t *packed,
 	if (link != NULL) {
 		chain_add_rule(link, r);
 	} else {
-		link = &st->buckets[hash & st->bucket_mask];
-		r->next = *link;
-		*link = r;
+		bucket_put(&st->buckets[hash & st->bucket_mask], r);
 		st->n_heads++;
 	}
 	st->n_rules++;
@@ -390,30 +460,49 @@ subtable_copy_list(const struct dpcls_subtable *st, const struct dpcls_rule *h)
 	return NULL;
 }
 
+/* Copy bucket src into dst (same table size): ways, then overflow. */
+static int
+bucket_copy(const struct dpcls_subtable *st, struct dpcls_bucket *dst,
+	const struct dpcls_bucket *src)
+{
+	struct dpcls_rule *h, **tail = &dst->overflow;
+	unsigned w;
+
+	for (w = 0; w < DPCLS_BUCKET_WAYS; w++) {
+		dst->hash[w] = src->hash[w];
+		if (src->rule[w] == NULL)
+			continue;
+		dst->rule[w] = subtable_copy_list(st, src->rule[w]);
+		if (dst->rule[w] == NULL)
+			return -ENOMEM;
+	}
+	for (h = src->overflow; h != NULL; h = h->next) {
+		*tail = subtable_copy_list(st, h);
+		if (*tail == NULL)
+			return -ENOMEM;
+		tail = &(*tail)->next;
+	}
+	return 0;
+}
+
 static struct dpcls_subtable *
 subtable_clone(const struct dpcls_subtable *src)
 {
 	struct dpcls_subtable *st = aligned_alloc(64, sizeof(*st));
-	struct dpcls_rule *h, **tail;
 	uint32_t b;
 
 	if (st == NULL)
 		return NULL;
 	*st = *src;
-	st->buckets = calloc(src->bucket_mask + 1, sizeof(*st->buckets));
+	st->buckets = buckets_alloc(src->bucket_mask + 1);
 	if (st->buckets == NULL) {
 		free(st);
 		return NULL;
 	}
 	for (b = 0; b <= src->bucket_mask; b++) {
-		tail = &st->buckets[b];
-		for (h = src->buckets[b]; h != NULL; h = h->next) {
-			*tail = subtable_copy_list(src, h);
-			if (*tail == NULL) {
-				subtable_destroy(st);
-				return NULL;
-			}
-			tail = &(*tail)->next;
+		if (bucket_copy(src, &st->buckets[b], &src->buckets[b]) != 0) {
+			subtable_destroy(st);
+			return NULL;
 		}
 	}
 	dpcls_subtable_resolve_fns(st);

@@ -4,12 +4,42 @@
  * applies the mask, one compress packs the mask's words (the same packed
  * layout the generic lookup builds word by word), and one masked compare
  * checks a candidate rule. Built in its own static library with
- * -mavx512f; only called after the registry's probe saw AVX-512F.
+ * -mavx512f -mavx512vl; only called after the registry's probe saw both.
  * Runs on PMDs; reads only the subtable.
  */
 #include <immintrin.h>
 
 #include "dpcls_priv.h"
+
+static inline __attribute__((always_inline)) bool
+avx512_key_eq(const struct dpcls_rule *r, __m512i k, __mmask8 nmask)
+{
+	__m512i rk = _mm512_maskz_loadu_epi64(nmask, r->key);
+
+	return _mm512_mask_cmpneq_epi64_mask(nmask, k, rk) == 0;
+}
+
+/* Four way hashes in one compare, then the overflow chain. */
+static inline __attribute__((always_inline)) const struct dpcls_rule *
+avx512_bucket_find(const struct dpcls_bucket *b, uint32_t hash, __m512i k,
+	__mmask8 nmask)
+{
+	const struct dpcls_rule *r;
+	__mmask8 ways;
+
+	_Static_assert(DPCLS_BUCKET_WAYS == 4, "one xmm of way hashes");
+	ways = _mm_cmpeq_epi32_mask(_mm_load_si128((const void *)b->hash),
+		_mm_set1_epi32((int)hash));
+	for (; ways != 0; ways &= (__mmask8)(ways - 1)) {
+		r = b->rule[__builtin_ctz(ways)];
+		if (r != NULL && avx512_key_eq(r, k, nmask))
+			return r;
+	}
+	for (r = b->overflow; r != NULL; r = r->next)
+		if (r->hash == hash && avx512_key_eq(r, k, nmask))
+			return r;
+	return NULL;
+}
 
 static inline __attribute__((always_inline)) uint32_t
 avx512_body(const struct dpcls_subtable *st, const struct vsw_flow_key *keys,
@@ -39,16 +69,12 @@ avx512_body(const struct dpcls_subtable *st, const struct vsw_flow_key *keys,
 
 		i = (unsigned)__builtin_ctz(map);
 		k = _mm512_load_si512(packed[i]);
-		r = st->buckets[hashes[i] & st->bucket_mask];
-		for (; r != NULL; r = r->next) {
-			__m512i rk = _mm512_maskz_loadu_epi64(nmask, r->key);
-
-			if (r->hash == hashes[i] &&
-				_mm512_mask_cmpneq_epi64_mask(nmask, k, rk) == 0) {
-				rules[i] = r;
-				found |= 1u << i;
-				break;
-			}
+		r = avx512_bucket_find(
+			&st->buckets[hashes[i] & st->bucket_mask], hashes[i], k,
+			nmask);
+		if (r != NULL) {
+			rules[i] = r;
+			found |= 1u << i;
 		}
 	}
 	return found;

@@ -36,7 +36,8 @@ static bool
 probe_avx512(void)
 {
 #ifdef VSW_DPCLS_HAVE_AVX512
-	return __builtin_cpu_supports("avx512f");
+	return __builtin_cpu_supports("avx512f") &&
+		__builtin_cpu_supports("avx512vl");
 #else
 	return false;
 #endif

@@ -37,6 +37,21 @@ struct dpcls_rule {
 	uint64_t key[]; /* the subtable's n_words masked words, packed */
 };
 
+/*
+ * A hash bucket is one cache line: the hashes of up to four chain heads next
+ * to their pointers, so a lookup that misses reads one line and no rule.
+ * Heads that do not fit go on the overflow chain (rule->next); the table
+ * grows at two heads per bucket on average, so the chain is rarely used.
+ * A free way has rule == NULL (its hash is stale).
+ */
+#define DPCLS_BUCKET_WAYS 4
+
+struct dpcls_bucket {
+	uint32_t hash[DPCLS_BUCKET_WAYS];
+	struct dpcls_rule *rule[DPCLS_BUCKET_WAYS];
+	struct dpcls_rule *overflow;
+} __attribute__((aligned(64)));
+
 struct dpcls_subtable;
 
 /*
@@ -58,7 +73,7 @@ struct dpcls_subtable {
 	uint32_t n_rules;   /* all rules */
 	uint32_t n_heads;   /* distinct masked keys (hash entries) */
 	uint32_t bucket_mask;
-	struct dpcls_rule **buckets;
+	struct dpcls_bucket *buckets;
 	/* Per implementation, resolved for this mask shape at creation. */
 	dpcls_subtable_lookup_fn fns[DPCLS_IMPL_COUNT];
 };
@@ -99,9 +114,29 @@ dpcls_words_eq(const uint64_t *a, const uint64_t *b, unsigned n)
 	return diff == 0;
 }
 
+/* The chain head in bucket b with this hash and packed masked key. */
+static inline __attribute__((always_inline)) const struct dpcls_rule *
+dpcls_bucket_find(const struct dpcls_bucket *b, uint32_t hash,
+	const uint64_t *packed, const unsigned n_words)
+{
+	const struct dpcls_rule *r;
+	unsigned w;
+
+	for (w = 0; w < DPCLS_BUCKET_WAYS; w++) {
+		r = b->rule[w];
+		if (b->hash[w] == hash && r != NULL &&
+			dpcls_words_eq(r->key, packed, n_words))
+			return r;
+	}
+	for (r = b->overflow; r != NULL; r = r->next)
+		if (r->hash == hash && dpcls_words_eq(r->key, packed, n_words))
+			return r;
+	return NULL;
+}
+
 /*
  * The portable lookup body, two passes over the burst: pass 1 masks, packs
- * and hashes every key and prefetches its bucket; pass 2 walks the chains.
+ * and hashes every key and prefetches its bucket; pass 2 searches them.
  * n_words is a compile-time constant in the unrolled instantiations.
  */
 static inline __attribute__((always_inline)) uint32_t
@@ -129,14 +164,11 @@ dpcls_lookup_body(const struct dpcls_subtable *st,
 		const struct dpcls_rule *r;
 
 		i = (unsigned)__builtin_ctz(map);
-		r = st->buckets[hashes[i] & st->bucket_mask];
-		for (; r != NULL; r = r->next) {
-			if (r->hash == hashes[i] &&
-				dpcls_words_eq(r->key, packed[i], n_words)) {
-				rules[i] = r;
-				found |= 1u << i;
-				break;
-			}
+		r = dpcls_bucket_find(&st->buckets[hashes[i] & st->bucket_mask],
+			hashes[i], packed[i], n_words);
+		if (r != NULL) {
+			rules[i] = r;
+			found |= 1u << i;
 		}
 	}
 	return found;

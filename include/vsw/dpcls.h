@@ -67,6 +67,9 @@ uint32_t vsw_dpcls_n_subtables(const struct vsw_dpcls *cls);
  * Look up keys[i] for every bit i set in keys_map (n <= 32 keys). For each
  * key found, results[i] is the user pointer of the highest-priority matching
  * rule and bit i is set in the returned map; other results[] are untouched.
+ * Subtables are visited by descending maximum priority; a key stops as soon
+ * as no remaining subtable can beat its match. stats may be NULL; otherwise
+ * the lookup adds to it (and to stats->subtable_hits when set).
  */
 uint32_t vsw_dpcls_lookup(const struct vsw_dpcls *cls,
 	const struct vsw_flow_key *keys, uint32_t keys_map, void **results,
@@ -93,7 +96,10 @@ uint64_t vsw_dpcls_validator_mismatches(void);
 /*
  * Exact-match cache, one per PMD (never shared). Maps a full key to a user
  * pointer. Insertion probability is 1/inv_prob (0 = never insert: EMC off,
- * 1 = always).
+ * 1 = always; the default after create is 1). entries is rounded up to a
+ * power of two (create returns NULL for 0, > 2^24, or no memory). A NULL
+ * data pointer is never cached. Keys must be zero outside their fields, as
+ * vsw_flow_extract() leaves them.
  */
 struct vsw_emc;
 

@@ -182,19 +182,36 @@ run_normal(struct vsw_pmd *pmd, uint16_t in_port, struct rte_mbuf **pkts,
 	}
 }
 
-void
-vsw_actions_run(struct vsw_pmd *pmd, const struct vsw_sw_rule *r,
-	uint16_t in_port, struct rte_mbuf **pkts,
-	const struct vsw_flow_key *const *keys, unsigned n)
+/* One output port, not the input one, present: the common case. */
+static inline bool
+single_out(const struct vsw_pmd *pmd, const struct vsw_sw_rule *r,
+	uint16_t in_port)
+{
+	uint16_t p = r->out_ports[0];
+
+	return r->n_out == 1 && p != in_port && p < VSW_SWITCH_MAX_PORTS &&
+		pmd->pt->port[p] != NULL;
+}
+
+static inline void
+run_rule(struct vsw_pmd *pmd, const struct vsw_sw_rule *r, uint16_t in_port,
+	struct rte_mbuf **pkts, const struct vsw_flow_key *const *keys,
+	unsigned n)
 {
 	const struct vsw_flow_key *ek[VSW_SWITCH_BURST];
+	struct vsw_rule_ctr *rc = &pmd->rule_ctr[r->id];
 	uint64_t bytes = 0;
 	unsigned i;
 
 	for (i = 0; i < n; i++)
 		bytes += rte_pktmbuf_pkt_len(pkts[i]);
-	vsw_ctr_add(&pmd->rule_pkts[r->id], n);
-	vsw_ctr_add(&pmd->rule_bytes[r->id], bytes);
+	vsw_ctr_add(&rc->packets, n);
+	vsw_ctr_add(&rc->bytes, bytes);
+	if (likely(r->out_kind == VSW_OUT_PORTS && r->n_edits == 0 &&
+			single_out(pmd, r, in_port))) {
+		out_multi(pmd, r->out_ports, 1, pkts, n);
+		return;
+	}
 	if (unlikely(r->n_edits > 0)) {
 		memcpy(ek, keys, n * sizeof(*keys));
 		n = run_edits(pmd, r, pkts, ek, n);
@@ -214,6 +231,27 @@ vsw_actions_run(struct vsw_pmd *pmd, const struct vsw_sw_rule *r,
 	default:
 		drop(pmd, VSW_PMD_DROP_ACTION, pkts, n);
 		break;
+	}
+}
+
+void
+vsw_actions_burst(struct vsw_pmd *pmd, uint16_t in_port,
+	struct rte_mbuf **pkts, const struct vsw_flow_key *keys,
+	void *const *res, unsigned n)
+{
+	const struct vsw_flow_key *kp[VSW_SWITCH_BURST];
+	unsigned i, j;
+
+	for (i = 0; i < n; i++)
+		kp[i] = &keys[i];
+	/* Runs of consecutive packets with the same rule act together. */
+	for (i = 0; i < n; i = j) {
+		for (j = i + 1; j < n && res[j] == res[i]; j++)
+			;
+		if (unlikely(res[i] == NULL))
+			drop(pmd, VSW_PMD_DROP_NO_RULE, &pkts[i], j - i);
+		else
+			run_rule(pmd, res[i], in_port, &pkts[i], &kp[i], j - i);
 	}
 }
 

@@ -74,10 +74,8 @@ vsw_pmd_process_burst(struct vsw_pmd *pmd, uint16_t in_port,
 	struct rte_mbuf **pkts, unsigned n)
 {
 	struct vsw_flow_key keys[VSW_SWITCH_BURST];
-	const struct vsw_flow_key *kp[VSW_SWITCH_BURST];
 	void *res[VSW_SWITCH_BURST];
 	const struct vsw_rule_table *rt;
-	unsigned i, j;
 
 	if (unlikely(n == 0))
 		return;
@@ -89,19 +87,7 @@ vsw_pmd_process_burst(struct vsw_pmd *pmd, uint16_t in_port,
 	vsw_flow_extract_burst(pkts, n, in_port, keys);
 	classify(pmd, rt, keys, n, res);
 	vsw_out_ensure_room(pmd, n);
-	for (i = 0; i < n; i++)
-		kp[i] = &keys[i];
-	/* Runs of consecutive packets with the same rule act together. */
-	for (i = 0; i < n; i = j) {
-		for (j = i + 1; j < n && res[j] == res[i]; j++)
-			;
-		if (unlikely(res[i] == NULL)) {
-			rte_pktmbuf_free_bulk(&pkts[i], j - i);
-			vsw_ctr_add(&pmd->ctr[VSW_PMD_DROP_NO_RULE], j - i);
-			continue;
-		}
-		vsw_actions_run(pmd, res[i], in_port, &pkts[i], &kp[i], j - i);
-	}
+	vsw_actions_burst(pmd, in_port, pkts, keys, res, n);
 }
 
 void

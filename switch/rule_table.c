@@ -50,8 +50,8 @@ rule_stats_sum(const struct vsw_switch *sw, uint32_t id,
 
 	s->packets = s->bytes = 0;
 	for (i = 0; i < sw->cfg.n_pmds; i++) {
-		s->packets += vsw_ctr_read(&sw->pmd[i]->rule_pkts[id]);
-		s->bytes += vsw_ctr_read(&sw->pmd[i]->rule_bytes[id]);
+		s->packets += vsw_ctr_read(&sw->pmd[i]->rule_ctr[id].packets);
+		s->bytes += vsw_ctr_read(&sw->pmd[i]->rule_ctr[id].bytes);
 	}
 }
 
@@ -64,9 +64,11 @@ rule_new(struct vsw_switch *sw, const struct vsw_rule *r, int32_t id, int *err)
 	if (id < 0 && sw->n_free == 0)
 		return NULL;
 	*err = -ENOMEM;
-	sr = calloc(1, sizeof(*sr));
+	/* The rule holds 64-byte aligned keys: malloc's 16 is not enough. */
+	sr = aligned_alloc(64, (sizeof(*sr) + 63) & ~(size_t)63);
 	if (sr == NULL)
 		return NULL;
+	memset(sr, 0, sizeof(*sr));
 	sr->rule = *r;
 	*err = vsw_actions_compile(sr);
 	if (*err < 0) {

@@ -31,8 +31,7 @@ pmd_destroy(struct vsw_pmd *pmd)
 	if (pmd == NULL)
 		return;
 	vsw_emc_destroy(pmd->emc);
-	free(pmd->rule_pkts);
-	free(pmd->rule_bytes);
+	free(pmd->rule_ctr);
 	free(pmd);
 }
 
@@ -50,15 +49,14 @@ pmd_create(struct vsw_switch *sw, unsigned idx)
 	pmd->lcore = sw->cfg.pmd_lcores[idx];
 	pmd->cls_stats.subtable_hits = pmd->subtable_hits;
 	pmd->cls_stats.n_subtable_hits = VSW_PMD_RANKED_SUBTABLES;
-	pmd->rule_pkts = calloc(sw->cfg.max_rules, sizeof(uint64_t));
-	pmd->rule_bytes = calloc(sw->cfg.max_rules, sizeof(uint64_t));
+	pmd->rule_ctr = calloc(sw->cfg.max_rules, sizeof(*pmd->rule_ctr));
 	if (sw->cfg.emc_entries > 0) {
 		pmd->emc = vsw_emc_create(sw->cfg.emc_entries);
 		if (pmd->emc != NULL)
 			vsw_emc_set_insert_inv_prob(pmd->emc,
 				sw->cfg.emc_insert_inv_prob);
 	}
-	if (pmd->rule_pkts == NULL || pmd->rule_bytes == NULL ||
+	if (pmd->rule_ctr == NULL ||
 			(sw->cfg.emc_entries > 0 && pmd->emc == NULL)) {
 		pmd_destroy(pmd);
 		return NULL;

@@ -56,14 +56,15 @@ enum vsw_out_kind {
 /* A rule as the datapath runs it; shared by table versions, freed after a
  * grace period once no published table holds it. */
 struct vsw_sw_rule {
-	struct vsw_rule rule;
+	/* First cache line: all a PMD reads on a hit without VLAN edits. */
 	uint32_t id;  /* index into per-PMD rule counters */
-	struct vsw_sw_rule *hnext; /* control thread's match hash chain */
 	uint8_t out_kind;
 	uint8_t n_out;
 	uint8_t n_edits;
 	uint16_t out_ports[VSW_RULE_MAX_ACTIONS];
 	struct vsw_action edits[VSW_RULE_MAX_ACTIONS]; /* VLAN push/strip */
+	struct vsw_sw_rule *hnext; /* control thread's match hash chain */
+	struct vsw_rule rule;
 };
 
 struct vsw_rule_table {
@@ -78,6 +79,12 @@ struct vsw_rule_table {
 struct vsw_out_batch {
 	uint16_t n;
 	struct rte_mbuf *pkts[VSW_OUT_BATCH_CAP];
+};
+
+/* Packets and bytes side by side: one cache line touched per rule hit. */
+struct vsw_rule_ctr {
+	uint64_t packets;
+	uint64_t bytes;
 };
 
 struct vsw_port_ctr {
@@ -107,8 +114,7 @@ struct vsw_pmd {
 	uint64_t hits_gen;
 	uint64_t subtable_hits[VSW_PMD_RANKED_SUBTABLES];
 	struct vsw_port_ctr port_ctr[VSW_SWITCH_MAX_PORTS];
-	uint64_t *rule_pkts;  /* [max_rules] */
-	uint64_t *rule_bytes; /* [max_rules] */
+	struct vsw_rule_ctr *rule_ctr; /* [max_rules] */
 	uint64_t ctr_base[VSW_PMD_N_COUNTERS]; /* written by clear only */
 
 	/* Output batches, one per port; dirty[] lists the non-empty ones. */
@@ -182,10 +188,11 @@ void vsw_port_stats_rebase(struct vsw_switch *sw, uint16_t port_no);
 void vsw_out_ensure_room(struct vsw_pmd *pmd, unsigned n);
 void vsw_out_flush_all(struct vsw_pmd *pmd);
 
-/* actions.c: run one rule's actions on a run of packets that matched it. */
-void vsw_actions_run(struct vsw_pmd *pmd, const struct vsw_sw_rule *r,
-	uint16_t in_port, struct rte_mbuf **pkts,
-	const struct vsw_flow_key *const *keys, unsigned n);
+/* actions.c: act on a classified burst; res[i] is packet i's rule (struct
+ * vsw_sw_rule) or NULL (no rule: dropped and counted). */
+void vsw_actions_burst(struct vsw_pmd *pmd, uint16_t in_port,
+	struct rte_mbuf **pkts, const struct vsw_flow_key *keys,
+	void *const *res, unsigned n);
 /* Compile the datapath form of rule (out_kind, ports, edits); -EINVAL if
  * the action list breaks the rules in vsw/rule.h. */
 int vsw_actions_compile(struct vsw_sw_rule *r);

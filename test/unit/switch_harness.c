@@ -25,6 +25,7 @@
 #include "switch_harness.h"
 
 struct rte_mempool *pool;
+unsigned harness_ring_size = 1024;
 
 
 struct ctx *
@@ -50,7 +51,7 @@ ctx_new(unsigned n_pmds, unsigned n_ports, uint32_t emc_inv_prob)
 		char name[16];
 
 		snprintf(name, sizeof(name), "p%u", i);
-		c->rp[i] = vsw_ring_port_create(name, 1024);
+		c->rp[i] = vsw_ring_port_create(name, harness_ring_size);
 		assert_non_null(c->rp[i]);
 		assert_int_equal(vsw_switch_port_add(c->sw, name,
 			&vsw_ring_port_ops, c->rp[i], 1, 1), (int)i);

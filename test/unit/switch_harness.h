@@ -19,6 +19,8 @@
 
 extern struct rte_mempool *pool;
 extern const uint8_t bcast[6];
+/* Ring port size for ctx_new() (each direction). */
+extern unsigned harness_ring_size;
 
 struct ctx {
 	struct vsw_switch *sw;

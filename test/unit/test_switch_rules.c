@@ -8,6 +8,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -331,6 +332,159 @@ test_concurrent_replace(void **state)
 	ctx_free(c);
 }
 
+/*
+ * Lock-free MAC learning: two PMD threads (each polling two ports) learn
+ * and forward "normal" traffic at the same time. Hosts never move, so each
+ * packet goes either to its destination's home port (learned), or to every
+ * port but the input one (not learned yet), or nowhere when the destination
+ * lives on the input port and is known. In the end every host is learned on
+ * its home port.
+ */
+enum { L_HOSTS = 16, L_PORTS = 4, L_ROUNDS = 400, L_BURST = 16 };
+
+static void *
+pmd_thread(void *pmd)
+{
+	vsw_pmd_main(pmd);
+	return NULL;
+}
+
+/* Record which ports each packet reached (each port at most once). */
+static void
+collect_reached(struct ctx *c, uint8_t *got, uint32_t n_sent)
+{
+	unsigned p, i;
+
+	for (p = 0; p < L_PORTS; p++) {
+		struct rte_mbuf *out[64];
+		unsigned n;
+
+		while ((n = collect(c, p, out, 64)) > 0) {
+			for (i = 0; i < n; i++) {
+				uint32_t s = pkt_seq(out[i]);
+
+				assert_true(s < n_sent);
+				assert_false(got[s] & (1u << p));
+				got[s] |= (uint8_t)(1u << p);
+			}
+			free_all(out, n);
+		}
+	}
+}
+
+/* Both PMDs together have received n packets (bounds mbufs in flight). */
+static void
+wait_received(struct ctx *c, uint32_t n)
+{
+	struct vsw_pmd_stats s0, s1;
+
+	do {
+		rte_pause();
+		pmd_stats(c, 0, &s0);
+		pmd_stats(c, 1, &s1);
+	} while (s0.c[VSW_PMD_RX] + s1.c[VSW_PMD_RX] < n);
+}
+
+static void
+test_concurrent_learning(void **state)
+{
+	struct ctx *c;
+	uint8_t home[L_HOSTS], *in_of, *dst_of, *got;
+	unsigned r, i, seq = 0, spins, delivered;
+	pthread_t th[2];
+
+	(void)state;
+	/* Room for every output even if this thread is not scheduled for a
+	 * while (three threads on two cores): no tx drops to explain. */
+	harness_ring_size = 4096;
+	c = ctx_new(2, L_PORTS, 1);
+	harness_ring_size = 1024;
+	in_of = calloc(L_ROUNDS * L_PORTS * L_BURST, 1);
+	dst_of = calloc(L_ROUNDS * L_PORTS * L_BURST, 1);
+	got = calloc(L_ROUNDS * L_PORTS * L_BURST, 1);
+	assert_true(in_of != NULL && dst_of != NULL && got != NULL);
+	add_rule(c, "actions=normal");
+	for (i = 0; i < L_HOSTS; i++)
+		home[i] = (uint8_t)(i % L_PORTS);
+	for (i = 0; i < 2; i++)
+		assert_int_equal(pthread_create(&th[i], NULL, pmd_thread,
+			vsw_switch_pmd(c->sw, i)), 0);
+	for (r = 0; r < L_ROUNDS; r++) {
+		unsigned port, k;
+
+		for (port = 0; port < L_PORTS; port++) {
+			struct rte_mbuf *in[L_BURST];
+
+			for (k = 0; k < L_BURST; k++, seq++) {
+				unsigned src = port + L_PORTS *
+					((seq / 7) % (L_HOSTS / L_PORTS));
+				unsigned dst = (seq * 5 + r) % L_HOSTS;
+				uint8_t sm[6], dm[6];
+
+				host_mac(src, sm);
+				host_mac(dst, dm);
+				in[k] = mk_pkt(dm, sm, -1, 1, seq, PKT_LEN);
+				in_of[seq] = (uint8_t)port;
+				dst_of[seq] = (uint8_t)dst;
+			}
+			for (k = 0; k < L_BURST; rte_pause()) /* until all fit */
+				k += vsw_ring_port_inject(c->rp[port], &in[k],
+					L_BURST - k);
+		}
+		wait_received(c, seq);
+		collect_reached(c, got, seq);
+	}
+	for (spins = 0; spins < 200000; spins++) {
+		struct vsw_pmd_stats s0, s1;
+
+		collect_reached(c, got, seq);
+		pmd_stats(c, 0, &s0);
+		pmd_stats(c, 1, &s1);
+		if (s0.c[VSW_PMD_RX] + s1.c[VSW_PMD_RX] == seq &&
+				s0.c[VSW_PMD_ITER_IDLE] > 0)
+			break;
+		rte_pause();
+	}
+	vsw_switch_pmds_stop(c->sw);
+	for (i = 0; i < 2; i++)
+		pthread_join(th[i], NULL);
+	collect_reached(c, got, seq);
+	for (r = 0; r < 2; r++) {
+		struct vsw_pmd_stats st;
+		unsigned d;
+
+		pmd_stats(c, r, &st);
+		for (d = 0; d < VSW_PMD_N_COUNTERS; d++)
+			if (st.c[d] != 0 && getenv("VSW_TEST_VERBOSE"))
+				print_message("pmd%u %s %" PRIu64 "\n", r,
+					vsw_pmd_counter_name(d), st.c[d]);
+	}
+	for (i = 0, delivered = 0; i < seq; i++) {
+		unsigned all = ((1u << L_PORTS) - 1) & ~(1u << in_of[i]);
+		unsigned want = 1u << home[dst_of[i]];
+
+		if (home[dst_of[i]] == in_of[i])
+			want = 0; /* known and local: dropped */
+		if (got[i] != want && got[i] != all)
+			fail_msg("packet %u from port %u to host %u: ports 0x%x",
+				i, in_of[i], dst_of[i], got[i]);
+		delivered += got[i] != 0;
+	}
+	for (i = 0; i < L_HOSTS; i++) {
+		uint8_t m[6];
+
+		host_mac(i, m);
+		assert_int_equal(vsw_switch_mac_lookup(c->sw, m), home[i]);
+	}
+	print_message("%u packets, %u delivered, learned from two PMD threads\n",
+		seq, delivered);
+	check_identity(c);
+	free(in_of);
+	free(dst_of);
+	free(got);
+	ctx_free(c);
+}
+
 static int
 group_setup(void **state)
 {
@@ -347,6 +501,7 @@ main(void)
 		cmocka_unit_test(test_rerank_keeps_emc),
 		cmocka_unit_test(test_ports_and_pmds),
 		cmocka_unit_test(test_concurrent_replace),
+		cmocka_unit_test(test_concurrent_learning),
 	};
 
 	return cmocka_run_group_tests(tests, group_setup, harness_teardown);

@@ -98,8 +98,8 @@ vsw_mac_learn(struct vsw_mac_table *t, const uint8_t src[6], uint16_t in_port,
 	struct vsw_mac_slot *base, *empty = NULL;
 	unsigned i;
 
-	if (src[0] & 1)
-		return; /* a multicast source is bogus: never learn it */
+	if ((src[0] & 1) || mac == 0)
+		return; /* multicast or all-zero sources are bogus */
 	base = &t->slot[mac_hash(mac) & t->mask];
 	for (i = 0; i < PROBE; i++) {
 		uint64_t w = __atomic_load_n(&base[i].word, __ATOMIC_ACQUIRE);

@@ -108,10 +108,16 @@ vsw_pmd_poll_once(struct vsw_pmd *pmd)
 	const struct vsw_port_table *pt;
 	uint64_t t0 = rte_rdtsc(), dt;
 	unsigned total = 0;
-	uint32_t q;
+	uint32_t q, want;
 
 	pt = rcu_dereference(pmd->sw->ports);
 	pmd->pt = pt;
+	want = __atomic_load_n(&pmd->sw->emc_inv_prob, __ATOMIC_RELAXED);
+	if (unlikely(want != pmd->emc_inv_prob)) { /* the EMC is ours alone */
+		pmd->emc_inv_prob = want;
+		if (pmd->emc != NULL)
+			vsw_emc_set_insert_inv_prob(pmd->emc, want);
+	}
 	for (q = pt->rxq_first[pmd->idx]; q < pt->rxq_first[pmd->idx + 1]; q++) {
 		const struct vsw_rxq_ref *r = &pt->rxqs[q];
 		const struct vsw_port *p = pt->port[r->port];

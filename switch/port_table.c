@@ -166,6 +166,36 @@ vsw_switch_port_add(struct vsw_switch *sw, const char *name,
 }
 
 int
+vsw_switch_port_set_queues(struct vsw_switch *sw, uint16_t port_no,
+	uint16_t n_rxq, uint16_t n_txq)
+{
+	struct vsw_port *ports[VSW_SWITCH_MAX_PORTS], *old, *p;
+	int rc;
+
+	if (port_no >= VSW_SWITCH_MAX_PORTS || sw->ports->port[port_no] == NULL)
+		return -ENOENT;
+	if (n_txq == 0)
+		return -EINVAL;
+	/* PMDs may be reading the old struct: publish a changed copy. */
+	old = sw->ports->port[port_no];
+	p = malloc(sizeof(*p));
+	if (p == NULL)
+		return -ENOMEM;
+	*p = *old;
+	p->n_rxq = n_rxq;
+	p->n_txq = n_txq;
+	memcpy(ports, sw->ports->port, sizeof(ports));
+	ports[port_no] = p;
+	rc = publish(sw, ports);
+	if (rc < 0) {
+		free(p);
+		return rc;
+	}
+	free(old);
+	return 0;
+}
+
+int
 vsw_switch_port_del(struct vsw_switch *sw, uint16_t port_no)
 {
 	struct vsw_port *ports[VSW_SWITCH_MAX_PORTS], *p;

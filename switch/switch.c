@@ -55,6 +55,7 @@ pmd_create(struct vsw_switch *sw, unsigned idx)
 		if (pmd->emc != NULL)
 			vsw_emc_set_insert_inv_prob(pmd->emc,
 				sw->cfg.emc_insert_inv_prob);
+		pmd->emc_inv_prob = sw->cfg.emc_insert_inv_prob;
 	}
 	if (pmd->rule_ctr == NULL ||
 			(sw->cfg.emc_entries > 0 && pmd->emc == NULL)) {
@@ -79,6 +80,7 @@ vsw_switch_create(const struct vsw_switch_config *cfg)
 	if (sw == NULL)
 		return NULL;
 	sw->cfg = *cfg;
+	sw->emc_inv_prob = cfg->emc_insert_inv_prob;
 	for (i = 0; i < cfg->n_pmds; i++)
 		if ((sw->pmd[i] = pmd_create(sw, i)) == NULL)
 			goto fail;
@@ -112,6 +114,12 @@ struct vsw_pmd *
 vsw_switch_pmd(struct vsw_switch *sw, unsigned idx)
 {
 	return idx < sw->cfg.n_pmds ? sw->pmd[idx] : NULL;
+}
+
+void
+vsw_switch_set_emc_insert_inv_prob(struct vsw_switch *sw, uint32_t inv_prob)
+{
+	__atomic_store_n(&sw->emc_inv_prob, inv_prob, __ATOMIC_RELAXED);
 }
 
 unsigned

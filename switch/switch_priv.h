@@ -105,6 +105,7 @@ struct vsw_pmd {
 	uint64_t rules_version;
 	uint64_t rules_gen;
 	struct vsw_emc *emc; /* NULL when the EMC is off */
+	uint32_t emc_inv_prob; /* what this PMD's EMC is set to */
 
 	/* Owned counters (single writer: this PMD). */
 	uint64_t ctr[VSW_PMD_N_COUNTERS];
@@ -132,6 +133,7 @@ struct vsw_switch {
 	struct vsw_mac_table *mac;
 	uint64_t rules_version;
 	uint64_t rules_gen;
+	uint32_t emc_inv_prob; /* wanted; PMDs follow (atomic) */
 	/* Control thread only: every live rule by id, and free ids. */
 	struct vsw_sw_rule **by_id;
 	struct vsw_sw_rule **hash; /* by match; hash_mask + 1 buckets */

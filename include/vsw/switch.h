@@ -78,6 +78,13 @@ void vsw_switch_destroy(struct vsw_switch *sw);
 int vsw_switch_port_add(struct vsw_switch *sw, const char *name,
 	const struct vsw_port_ops *ops, void *port, uint16_t n_rxq,
 	uint16_t n_txq);
+/*
+ * Change a port's queue counts (e.g. a guest enabled more queues); rx queues
+ * are reassigned to PMDs. When it returns, no PMD polls a queue that is gone.
+ * 0, -ENOENT, -EINVAL (n_txq 0), -ENOMEM.
+ */
+int vsw_switch_port_set_queues(struct vsw_switch *sw, uint16_t port_no,
+	uint16_t n_rxq, uint16_t n_txq);
 /* Remove; when it returns no PMD touches the port. 0 or -ENOENT. */
 int vsw_switch_port_del(struct vsw_switch *sw, uint16_t port_no);
 /* Number of a port by name, or -ENOENT (a vsw_rule_port_lookup_fn with
@@ -150,6 +157,11 @@ int vsw_pmd_main(void *pmd);
 void vsw_pmd_process_burst(struct vsw_pmd *pmd, uint16_t in_port,
 	struct rte_mbuf **pkts, unsigned n);
 void vsw_pmd_flush(struct vsw_pmd *pmd);
+
+/* EMC insertion probability 1/inv_prob for every PMD (0 = never insert);
+ * PMDs apply it at their next iteration. No effect if emc_entries was 0. */
+void vsw_switch_set_emc_insert_inv_prob(struct vsw_switch *sw,
+	uint32_t inv_prob);
 
 /* ---- MAC learning (normal action) ---- */
 

@@ -148,6 +148,17 @@ test_rerank_keeps_emc(void **state)
 	assert_int_equal(send_ip(c, 0x0a000001, 8), 0x2);
 	pmd_stats(c, 0, &s);
 	assert_int_equal(s.c[VSW_PMD_EMC_HIT], 8); /* same rules: no flush */
+	/* EMC insertion off at run time: a new flow stays in the classifier. */
+	vsw_switch_set_emc_insert_inv_prob(c->sw, 0);
+	assert_int_equal(send_ip(c, 0x0a000002, 8), 0x2);
+	assert_int_equal(send_ip(c, 0x0a000002, 8), 0x2);
+	pmd_stats(c, 0, &s);
+	assert_int_equal(s.c[VSW_PMD_EMC_HIT], 8);
+	vsw_switch_set_emc_insert_inv_prob(c->sw, 1);
+	assert_int_equal(send_ip(c, 0x0a000002, 8), 0x2);
+	assert_int_equal(send_ip(c, 0x0a000002, 8), 0x2);
+	pmd_stats(c, 0, &s);
+	assert_int_equal(s.c[VSW_PMD_EMC_HIT], 16);
 	check_identity(c);
 	ctx_free(c);
 }
@@ -207,6 +218,17 @@ test_ports_and_pmds(void **state)
 		assert_int_equal(ps.rx, 0);
 	}
 	assert_int_equal(vsw_switch_n_ports(c->sw), 4);
+	/* Port 0 gets a second rx queue: it goes to PMD 1 (0/q0 -> PMD 0,
+	 * 0/q1 -> PMD 1, 1 -> PMD 0, ...); the ring port serves any queue. */
+	assert_int_equal(vsw_switch_port_set_queues(c->sw, 9, 2, 1), -ENOENT);
+	assert_int_equal(vsw_switch_port_set_queues(c->sw, 0, 2, 0), -EINVAL);
+	for (i = 0; i < 4; i++)
+		m[i] = mk_pkt(bcast, a, -1, 1, i, PKT_LEN);
+	inject(c, 0, m, 4);
+	assert_int_equal(vsw_pmd_poll_once(vsw_switch_pmd(c->sw, 1)), 0);
+	assert_int_equal(vsw_switch_port_set_queues(c->sw, 0, 2, 1), 0);
+	assert_int_equal(vsw_pmd_poll_once(vsw_switch_pmd(c->sw, 1)), 4);
+	rcu_quiescent_state();
 	check_identity(c);
 	ctx_free(c);
 }

@@ -81,6 +81,10 @@ _Static_assert(sizeof(dpcls_impls) / sizeof(dpcls_impls[0]) ==
 		DPCLS_IMPL_COUNT,
 	"one registry entry per enum dpcls_impl");
 
+/*
+ * Default: the autovalidator in validator builds; otherwise the fastest
+ * available in vsw-bench-dpcls (batches of 32): AVX-512, else unrolled.
+ */
 #ifdef VSW_DPCLS_VALIDATOR_DEFAULT
 #define DPCLS_IMPL_DEFAULT DPCLS_IMPL_AUTOVALIDATOR
 #else
@@ -88,6 +92,13 @@ _Static_assert(sizeof(dpcls_impls) / sizeof(dpcls_impls[0]) ==
 #endif
 
 static _Atomic unsigned dpcls_impl_cur = DPCLS_IMPL_DEFAULT;
+
+static void __attribute__((constructor))
+dpcls_impl_init(void)
+{
+	if (DPCLS_IMPL_DEFAULT != DPCLS_IMPL_AUTOVALIDATOR && probe_avx512())
+		atomic_store(&dpcls_impl_cur, DPCLS_IMPL_AVX512);
+}
 static _Atomic uint64_t dpcls_validator_mismatches;
 static _Atomic unsigned dpcls_validator_logged;
 

@@ -85,20 +85,41 @@ struct vsw_dpcls {
 	uint32_t n_rules;
 };
 
-/* Hash of n 64-bit words; every implementation must use this one. */
+/*
+ * Hash of n 64-bit words; every implementation must use this one. Word
+ * pairs are multiplied independently (NH-style) so the multiplies overlap
+ * instead of forming an n-step chain; a final mix folds the high bits down.
+ * Collisions cost only a longer bucket search, and only rule keys (written
+ * by the control thread) share buckets, so packets cannot lengthen them.
+ */
+static inline __attribute__((always_inline)) uint64_t
+dpcls_hash_k(unsigned i)
+{
+	static const uint64_t k[VSW_FLOW_KEY_WORDS + 1] = {
+		0x9e3779b97f4a7c15ull, 0xbf58476d1ce4e5b9ull,
+		0x94d049bb133111ebull, 0x2545f4914f6cdd1dull,
+		0xd6e8feb86659fd93ull, 0xa0761d6478bd642full,
+		0xe7037ed1a0b428dbull, 0x8ebc6af09c88c6e3ull,
+		0x589965cc75374cc3ull,
+	};
+
+	return k[i];
+}
+
 static inline __attribute__((always_inline)) uint32_t
 dpcls_hash_words(const uint64_t *w, unsigned n, uint64_t basis)
 {
 	uint64_t h = basis;
 	unsigned i;
 
-	for (i = 0; i < n; i++) {
-		h ^= w[i];
-		h *= 0x9e3779b97f4a7c15ull;
-		h ^= h >> 32;
-	}
-	h *= 0xd6e8feb86659fd93ull;
-	return (uint32_t)(h ^ (h >> 32));
+	for (i = 0; i + 1 < n; i += 2)
+		h += (w[i] + dpcls_hash_k(i)) * (w[i + 1] + dpcls_hash_k(i + 1));
+	if (n & 1)
+		h += (w[n - 1] + dpcls_hash_k(n - 1)) *
+			dpcls_hash_k(VSW_FLOW_KEY_WORDS);
+	h ^= h >> 32;
+	h *= 0xff51afd7ed558ccdull;
+	return (uint32_t)(h ^ (h >> 29));
 }
 
 #define DPCLS_HASH_BASIS 0x2545f4914f6cdd1dull

@@ -23,6 +23,7 @@
 
 #define MAX_TOKENS 64
 #define TOKEN_MAX 256
+#define ERR_TOKEN_MAX 64 /* characters of a token quoted in an error */
 
 struct parse_ctx {
 	struct vsw_rule r;
@@ -42,8 +43,10 @@ fail(struct parse_ctx *c, const char *tok, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(why, sizeof(why), fmt, ap);
 	va_end(ap);
+	/* A long token is cut so the reason still fits a short buffer. */
 	if (c->err != NULL && c->errlen > 0)
-		snprintf(c->err, c->errlen, "'%.*s': %s", TOKEN_MAX, tok, why);
+		snprintf(c->err, c->errlen, "'%.*s%s': %s", ERR_TOKEN_MAX, tok,
+			strlen(tok) > ERR_TOKEN_MAX ? "..." : "", why);
 	return -EINVAL;
 }
 
@@ -492,41 +495,49 @@ parse_actions(struct parse_ctx *c, char *list)
 	return 0;
 }
 
-/* Apply the collected match tokens: protocol ones first. */
+/* Which pass applies a token: protocol first, then nw_proto (which
+ * tp_src/tp_dst need), then the rest. */
+static unsigned
+token_pass(const char *tok)
+{
+	if (strchr(tok, '=') == NULL)
+		return is_shorthand(tok) ? 0 : 2;
+	if (strncmp(tok, "dl_type=", 8) == 0)
+		return 0;
+	return strncmp(tok, "nw_proto=", 9) == 0 ? 1 : 2;
+}
+
+static int
+apply_token(struct parse_ctx *c, char *tok)
+{
+	char *eq = strchr(tok, '=');
+	char name[32], val[TOKEN_MAX];
+
+	if (eq == NULL)
+		return is_shorthand(tok) ? apply_protocol(c, tok, NULL) :
+			fail(c, tok, "unknown keyword");
+	if (strncmp(tok, "dl_type=", 8) == 0)
+		return apply_protocol(c, tok, eq + 1);
+	if ((size_t)(eq - tok) >= sizeof(name))
+		return fail(c, tok, "unknown field");
+	memcpy(name, tok, (size_t)(eq - tok));
+	name[eq - tok] = '\0';
+	snprintf(val, sizeof(val), "%s", eq + 1);
+	return apply_field(c, tok, name, val);
+}
+
+/* Apply the collected match tokens, pass by pass. */
 static int
 apply_match(struct parse_ctx *c, char **toks, unsigned n)
 {
 	unsigned pass, i;
 	int rc;
 
-	for (pass = 0; pass < 2; pass++) {
-		for (i = 0; i < n; i++) {
-			char *eq = strchr(toks[i], '=');
-			char name[32];
-			bool proto = eq == NULL ? is_shorthand(toks[i]) :
-				strncmp(toks[i], "dl_type=", 8) == 0;
-
-			if (proto != (pass == 0))
-				continue;
-			if (eq == NULL) {
-				rc = proto ? apply_protocol(c, toks[i], NULL) :
-					fail(c, toks[i], "unknown keyword");
-			} else if (proto) {
-				rc = apply_protocol(c, toks[i], eq + 1);
-			} else if ((size_t)(eq - toks[i]) >= sizeof(name)) {
-				rc = fail(c, toks[i], "unknown field");
-			} else {
-				char val[TOKEN_MAX];
-
-				memcpy(name, toks[i], (size_t)(eq - toks[i]));
-				name[eq - toks[i]] = '\0';
-				snprintf(val, sizeof(val), "%s", eq + 1);
-				rc = apply_field(c, toks[i], name, val);
-			}
-			if (rc < 0)
+	for (pass = 0; pass < 3; pass++)
+		for (i = 0; i < n; i++)
+			if (token_pass(toks[i]) == pass &&
+					(rc = apply_token(c, toks[i])) < 0)
 				return rc;
-		}
-	}
 	return 0;
 }
 

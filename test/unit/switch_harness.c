@@ -26,6 +26,7 @@
 
 struct rte_mempool *pool;
 unsigned harness_ring_size = 1024;
+uint32_t harness_mac_entries = 4096;
 
 
 struct ctx *
@@ -43,6 +44,7 @@ ctx_new(unsigned n_pmds, unsigned n_ports, uint32_t emc_inv_prob)
 	cfg.emc_entries = 1024;
 	cfg.emc_insert_inv_prob = emc_inv_prob;
 	cfg.mac_max_age = 10;
+	cfg.mac_entries = harness_mac_entries;
 	c->sw = vsw_switch_create(&cfg);
 	assert_non_null(c->sw);
 	c->n_ports = n_ports;

@@ -21,6 +21,8 @@ extern struct rte_mempool *pool;
 extern const uint8_t bcast[6];
 /* Ring port size for ctx_new() (each direction). */
 extern unsigned harness_ring_size;
+/* MAC table size for ctx_new(). */
+extern uint32_t harness_mac_entries;
 
 struct ctx {
 	struct vsw_switch *sw;

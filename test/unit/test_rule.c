@@ -373,6 +373,32 @@ test_reject_special(void **state)
 	rc = vsw_rule_parse("bogus,actions=drop", 0, lookup, NULL, &r, NULL, 0);
 	assert_int_equal(rc, -EINVAL);
 	assert_memory_equal(&r, &before, sizeof(r));
+	/* A token too long, too many fields. */
+	{
+		char text[2048];
+		unsigned i, o = 0;
+
+		memset(text, 'a', 300);
+		strcpy(text + 300, ",actions=drop");
+		rc = vsw_rule_parse(text, 0, lookup, NULL, &r, err,
+			sizeof(err));
+		assert_int_equal(rc, -EINVAL);
+		assert_non_null(strstr(err, "token too long"));
+		for (i = 0; i < 70; i++)
+			o += (size_t)snprintf(text + o, sizeof(text) - o, "ip,");
+		strcpy(text + o, "actions=drop");
+		rc = vsw_rule_parse(text, 0, lookup, NULL, &r, err,
+			sizeof(err));
+		assert_int_equal(rc, -EINVAL);
+		assert_non_null(strstr(err, "too many fields"));
+		assert_memory_equal(&r, &before, sizeof(r));
+	}
+	/* Blanks around actions and fields are fine. */
+	rc = vsw_rule_parse("  ip  tp_dst=1,nw_proto=6 , actions= output:1 , "
+		"output:2 ", 0, NULL, NULL, &r, err, sizeof(err));
+	assert_int_equal(rc, 0);
+	assert_int_equal(r.n_actions, 2);
+	assert_int_equal(r.actions[1].arg, 2);
 	/* Output to port numbers without a lookup is fine. */
 	rc = vsw_rule_parse("actions=output:7", 0, NULL, NULL, &r, err,
 		sizeof(err));

@@ -136,6 +136,88 @@ test_multi_output(void **state)
 	ctx_free(c);
 }
 
+static unsigned send_one(struct ctx *c, unsigned port, unsigned src,
+	unsigned dst);
+
+static void
+test_flood(void **state)
+{
+	struct ctx *c = ctx_new(1, 4, 1);
+	struct rte_mbuf *in[8], *out[8];
+	struct vsw_pmd_stats s;
+	uint8_t a[6], b[6];
+	unsigned i, p;
+
+	(void)state;
+	host_mac(0, a);
+	host_mac(1, b);
+	add_rule(c, "actions=flood");
+	for (i = 0; i < 8; i++)
+		in[i] = mk_pkt(b, a, -1, 1, i, PKT_LEN);
+	inject(c, 2, in, 8);
+	poll_all(c);
+	assert_int_equal(collect(c, 2, out, 8), 0); /* never back */
+	for (p = 0; p < 4; p++) {
+		unsigned n;
+
+		if (p == 2)
+			continue;
+		n = collect(c, p, out, 8);
+		assert_int_equal(n, 8);
+		for (i = 0; i < n; i++)
+			assert_ptr_equal(out[i], in[i]);
+		free_all(out, n);
+	}
+	/* With the other ports gone, flooding has nowhere to go. */
+	for (p = 0; p < 4; p++) {
+		if (p == 2)
+			continue;
+		assert_int_equal(vsw_switch_port_del(c->sw, (uint16_t)p), 0);
+		vsw_ring_port_destroy(c->rp[p]);
+		c->rp[p] = NULL;
+	}
+	c->port_sums_off = true;
+	for (i = 0; i < 8; i++)
+		in[i] = mk_pkt(b, a, -1, 1, i, PKT_LEN);
+	inject(c, 2, in, 8);
+	poll_all(c);
+	pmd_stats(c, 0, &s);
+	assert_int_equal(s.c[VSW_PMD_CLONES], 16);
+	assert_int_equal(s.c[VSW_PMD_DROP_NO_OUTPUT], 8);
+	check_identity(c);
+	ctx_free(c);
+}
+
+static void
+test_mac_table_full(void **state)
+{
+	struct ctx *c;
+	unsigned h, learned = 0;
+
+	(void)state;
+	harness_mac_entries = 16; /* 16 slots: most of 200 hosts evicted */
+	c = ctx_new(1, 4, 1);
+	harness_mac_entries = 4096;
+	add_rule(c, "actions=normal");
+	for (h = 0; h < 200; h++)
+		send_one(c, h % 4, h, 250);
+	for (h = 0; h < 200; h++) {
+		uint8_t m[6];
+		int port;
+
+		host_mac(h, m);
+		port = vsw_switch_mac_lookup(c->sw, m);
+		if (port == -ENOENT)
+			continue;
+		assert_int_equal(port, (int)(h % 4)); /* never a wrong port */
+		learned++;
+	}
+	assert_true(learned > 0 && learned <= 20);
+	assert_int_equal(vsw_switch_mac_count(c->sw), learned);
+	check_identity(c);
+	ctx_free(c);
+}
+
 static void
 test_drops(void **state)
 {
@@ -462,6 +544,8 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_output),
 		cmocka_unit_test(test_multi_output),
+		cmocka_unit_test(test_flood),
+		cmocka_unit_test(test_mac_table_full),
 		cmocka_unit_test(test_drops),
 		cmocka_unit_test(test_normal_reference),
 		cmocka_unit_test(test_normal_aging_moves),

@@ -22,14 +22,23 @@
 #define ETH_ADDRS 12
 #define VLAN_HDR 4
 
+/* May the first segment's data be changed in place? Not if anyone else
+ * holds this mbuf, or the buffer it points into. */
+static inline bool
+writable(const struct rte_mbuf *m)
+{
+	return rte_mbuf_refcnt_read(m) == 1 && !RTE_MBUF_CLONED(m) &&
+		(!RTE_MBUF_HAS_EXTBUF(m) ||
+		 rte_mbuf_ext_refcnt_read(m->shinfo) == 1);
+}
+
 static int
 vlan_push(struct rte_mbuf *m, uint16_t vid)
 {
 	uint8_t *d;
 	uint16_t tag[2];
 
-	if (unlikely(rte_mbuf_refcnt_read(m) != 1 || RTE_MBUF_CLONED(m) ||
-			m->data_len < ETH_ADDRS))
+	if (unlikely(!writable(m) || m->data_len < ETH_ADDRS))
 		return -1;
 	d = (uint8_t *)rte_pktmbuf_prepend(m, VLAN_HDR);
 	if (unlikely(d == NULL))
@@ -52,7 +61,7 @@ vlan_strip(struct rte_mbuf *m)
 	memcpy(&type, d + ETH_ADDRS, sizeof(type));
 	if (type != rte_cpu_to_be_16(0x8100) && type != rte_cpu_to_be_16(0x88a8))
 		return 0;
-	if (unlikely(rte_mbuf_refcnt_read(m) != 1 || RTE_MBUF_CLONED(m)))
+	if (unlikely(!writable(m)))
 		return -1;
 	memmove(d + VLAN_HDR, d, ETH_ADDRS);
 	rte_pktmbuf_adj(m, VLAN_HDR);

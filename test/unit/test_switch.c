@@ -468,8 +468,16 @@ test_vlan(void **state)
 	inject(c, 0, &m, 1);
 	poll_all(c);
 	assert_int_equal(collect(c, 1, &m, 1), 0);
+	/* Someone else holds a reference: never edited in place. */
+	m = mk_pkt(b, a, -1, 1, 1, PKT_LEN);
+	rte_mbuf_refcnt_update(m, 1);
+	inject(c, 0, &m, 1);
+	poll_all(c);
+	assert_int_equal(rte_mbuf_refcnt_read(m), 1);
+	assert_memory_equal(rte_pktmbuf_mtod(m, void *), plain, PKT_LEN);
+	rte_pktmbuf_free(m);
 	pmd_stats(c, 0, &s);
-	assert_int_equal(s.c[VSW_PMD_DROP_VLAN], 1);
+	assert_int_equal(s.c[VSW_PMD_DROP_VLAN], 2);
 	check_identity(c);
 	ctx_free(c);
 }

@@ -115,7 +115,8 @@ add_rule(struct vsw_switch *sw, const char *text)
 	char err[256];
 
 	if (vsw_rule_parse(text, 0, vsw_switch_port_lookup, sw, &r, err,
-			sizeof(err)) != 0 || vsw_switch_rules_add(sw, &r, 1) != 0) {
+		    sizeof(err)) != 0 ||
+		vsw_switch_rules_add(sw, &r, 1) != 0) {
 		fprintf(stderr, "rule '%s': %s\n", text, err);
 		exit(1);
 	}
@@ -135,24 +136,32 @@ flow_4sub(unsigned f, struct flowspec *s, char *rule, size_t len)
 	switch (f % 4) {
 	case 0:
 		s->dip = 0x0a010000 | x << 8 | y;
-		snprintf(rule, len, "priority=100,ip,nw_dst=10.1.%u.%u,"
-			"actions=output:1", x, y);
+		snprintf(rule, len,
+			"priority=100,ip,nw_dst=10.1.%u.%u,"
+			"actions=output:1",
+			x, y);
 		break;
 	case 1:
 		s->dip = 0x0a020000 | x << 8 | y;
-		snprintf(rule, len, "priority=100,udp,nw_dst=10.2.%u.%u,"
-			"tp_dst=2000,actions=output:1", x, y);
+		snprintf(rule, len,
+			"priority=100,udp,nw_dst=10.2.%u.%u,"
+			"tp_dst=2000,actions=output:1",
+			x, y);
 		break;
 	case 2:
 		s->sip = 0x0a030000 | x << 8 | y;
-		snprintf(rule, len, "priority=100,ip,nw_src=10.3.%u.%u,"
-			"actions=output:1", x, y);
+		snprintf(rule, len,
+			"priority=100,ip,nw_src=10.3.%u.%u,"
+			"actions=output:1",
+			x, y);
 		break;
 	default:
 		s->dst[4] = (uint8_t)(0x10 + x);
 		s->dst[5] = (uint8_t)y;
-		snprintf(rule, len, "priority=100,dl_dst=02:00:00:00:%02x:%02x,"
-			"actions=output:1", 0x10 + x, y);
+		snprintf(rule, len,
+			"priority=100,dl_dst=02:00:00:00:%02x:%02x,"
+			"actions=output:1",
+			0x10 + x, y);
 		break;
 	}
 }
@@ -187,10 +196,10 @@ run(const struct scenario *sc, unsigned bursts, unsigned runs)
 	cfg.emc_insert_inv_prob = sc->emc_inv_prob;
 	cfg.max_rules = 4096;
 	sw = vsw_switch_create(&cfg);
-	if (sw == NULL || vsw_switch_port_add(sw, "in", &sink_ops, &s0, 1, 1)
-			!= 0 || vsw_switch_port_add(sw, "out", &sink_ops, &s1,
-			1, 1) != 1 || vsw_switch_port_add(sw, "out2",
-			&sink_ops, &s2, 1, 1) != 2)
+	if (sw == NULL ||
+		vsw_switch_port_add(sw, "in", &sink_ops, &s0, 1, 1) != 0 ||
+		vsw_switch_port_add(sw, "out", &sink_ops, &s1, 1, 1) != 1 ||
+		vsw_switch_port_add(sw, "out2", &sink_ops, &s2, 1, 1) != 2)
 		exit(1);
 	for (f = 0; f < n_pkts; f++) {
 		struct flowspec spec;
@@ -283,8 +292,8 @@ main(int argc, char **argv)
 	rcu_register_thread();
 	hz = (double)rte_get_tsc_hz();
 	printf("vsw switch path, %u-packet bursts of %u B, %u bursts x %u runs "
-		"(best), lookup impl %s, TSC %.2f GHz\n\n", BURST, PKT_LEN,
-		bursts, runs, vsw_dpcls_impl_get(), hz / 1e9);
+	       "(best), lookup impl %s, TSC %.2f GHz\n\n",
+		BURST, PKT_LEN, bursts, runs, vsw_dpcls_impl_get(), hz / 1e9);
 	printf("%-36s %9s %8s %8s %8s %9s %9s %7s\n", "scenario", "cyc/pkt",
 		"Mpps", "emc_hit", "cls_hit", "subtbl/h", "pkts/bat", "target");
 	for (i = 0; i < sizeof(sc) / sizeof(sc[0]); i++) {

@@ -28,8 +28,8 @@ static inline bool
 writable(const struct rte_mbuf *m)
 {
 	return rte_mbuf_refcnt_read(m) == 1 && !RTE_MBUF_CLONED(m) &&
-		(!RTE_MBUF_HAS_EXTBUF(m) ||
-		 rte_mbuf_ext_refcnt_read(m->shinfo) == 1);
+	       (!RTE_MBUF_HAS_EXTBUF(m) ||
+		       rte_mbuf_ext_refcnt_read(m->shinfo) == 1);
 }
 
 static int
@@ -59,7 +59,8 @@ vlan_strip(struct rte_mbuf *m)
 	if (m->data_len < ETH_ADDRS + VLAN_HDR + 2)
 		return 0; /* too short to carry a tag: nothing to strip */
 	memcpy(&type, d + ETH_ADDRS, sizeof(type));
-	if (type != rte_cpu_to_be_16(0x8100) && type != rte_cpu_to_be_16(0x88a8))
+	if (type != rte_cpu_to_be_16(0x8100) &&
+		type != rte_cpu_to_be_16(0x88a8))
 		return 0;
 	if (unlikely(!writable(m)))
 		return -1;
@@ -79,9 +80,9 @@ run_edits(struct vsw_pmd *pmd, const struct vsw_sw_rule *r,
 		int rc = 0;
 
 		for (e = 0; e < r->n_edits && rc == 0; e++)
-			rc = r->edits[e].type == VSW_ACTION_PUSH_VLAN ?
-				vlan_push(pkts[i], r->edits[e].arg) :
-				vlan_strip(pkts[i]);
+			rc = r->edits[e].type == VSW_ACTION_PUSH_VLAN
+				     ? vlan_push(pkts[i], r->edits[e].arg)
+				     : vlan_strip(pkts[i]);
 		if (unlikely(rc < 0)) {
 			rte_pktmbuf_free(pkts[i]);
 			vsw_ctr_add(&pmd->ctr[VSW_PMD_DROP_VLAN], 1);
@@ -150,7 +151,8 @@ run_ports(struct vsw_pmd *pmd, const uint16_t *list, unsigned n_list,
 	unsigned k = live_ports(pmd->pt, list, n_list, in_port, ports, &gone);
 
 	if (k == 0)
-		drop(pmd, gone ? VSW_PMD_DROP_PORT_GONE : VSW_PMD_DROP_NO_OUTPUT,
+		drop(pmd,
+			gone ? VSW_PMD_DROP_PORT_GONE : VSW_PMD_DROP_NO_OUTPUT,
 			pkts, n);
 	else
 		out_multi(pmd, ports, k, pkts, n);
@@ -179,8 +181,8 @@ run_normal(struct vsw_pmd *pmd, uint16_t in_port, struct rte_mbuf **pkts,
 		if (port == in_port) { /* never back where it came from */
 			drop(pmd, VSW_PMD_DROP_NO_OUTPUT, &pkts[i], 1);
 		} else if (port >= 0 && pt->port[port] != NULL) {
-			struct vsw_out_batch *b = vsw_out_batch_get(pmd,
-				(uint16_t)port);
+			struct vsw_out_batch *b =
+				vsw_out_batch_get(pmd, (uint16_t)port);
 
 			b->pkts[b->n++] = pkts[i];
 		} else if (k > 0) { /* unknown, broadcast, multicast: flood */
@@ -199,7 +201,7 @@ single_out(const struct vsw_pmd *pmd, const struct vsw_sw_rule *r,
 	uint16_t p = r->out_ports[0];
 
 	return r->n_out == 1 && p != in_port && p < VSW_SWITCH_MAX_PORTS &&
-		pmd->pt->port[p] != NULL;
+	       pmd->pt->port[p] != NULL;
 }
 
 static inline void
@@ -217,7 +219,7 @@ run_rule(struct vsw_pmd *pmd, const struct vsw_sw_rule *r, uint16_t in_port,
 	vsw_ctr_add(&rc->packets, n);
 	vsw_ctr_add(&rc->bytes, bytes);
 	if (likely(r->out_kind == VSW_OUT_PORTS && r->n_edits == 0 &&
-			single_out(pmd, r, in_port))) {
+		    single_out(pmd, r, in_port))) {
 		out_multi(pmd, r->out_ports, 1, pkts, n);
 		return;
 	}
@@ -234,8 +236,8 @@ run_rule(struct vsw_pmd *pmd, const struct vsw_sw_rule *r, uint16_t in_port,
 		run_normal(pmd, in_port, pkts, keys, n);
 		break;
 	case VSW_OUT_FLOOD:
-		run_ports(pmd, pmd->pt->list, pmd->pt->n_ports, in_port, pkts,
-			n);
+		run_ports(
+			pmd, pmd->pt->list, pmd->pt->n_ports, in_port, pkts, n);
 		break;
 	default:
 		drop(pmd, VSW_PMD_DROP_ACTION, pkts, n);
@@ -244,9 +246,8 @@ run_rule(struct vsw_pmd *pmd, const struct vsw_sw_rule *r, uint16_t in_port,
 }
 
 void
-vsw_actions_burst(struct vsw_pmd *pmd, uint16_t in_port,
-	struct rte_mbuf **pkts, const struct vsw_flow_key *keys,
-	void *const *res, unsigned n)
+vsw_actions_burst(struct vsw_pmd *pmd, uint16_t in_port, struct rte_mbuf **pkts,
+	const struct vsw_flow_key *keys, void *const *res, unsigned n)
 {
 	const struct vsw_flow_key *kp[VSW_SWITCH_BURST];
 	unsigned i, j;
@@ -267,11 +268,11 @@ vsw_actions_burst(struct vsw_pmd *pmd, uint16_t in_port,
 /* What the parser guarantees, checked again for rules built in code: the
  * unchecked appends rely on at most one append per port per packet. */
 static int
-check_action(const struct vsw_sw_rule *r, const struct vsw_action *a,
-	unsigned seen)
+check_action(
+	const struct vsw_sw_rule *r, const struct vsw_action *a, unsigned seen)
 {
 	const unsigned outs = 1u << VSW_ACTION_OUTPUT |
-		1u << VSW_ACTION_NORMAL | 1u << VSW_ACTION_FLOOD;
+			      1u << VSW_ACTION_NORMAL | 1u << VSW_ACTION_FLOOD;
 	unsigned i;
 
 	if (a->type > VSW_ACTION_STRIP_VLAN || (seen & 1u << VSW_ACTION_DROP))
@@ -279,12 +280,13 @@ check_action(const struct vsw_sw_rule *r, const struct vsw_action *a,
 	if (a->type == VSW_ACTION_DROP && seen != 0)
 		return -EINVAL;
 	if ((a->type == VSW_ACTION_PUSH_VLAN ||
-			a->type == VSW_ACTION_STRIP_VLAN) && (seen & outs))
+		    a->type == VSW_ACTION_STRIP_VLAN) &&
+		(seen & outs))
 		return -EINVAL;
 	if (a->type == VSW_ACTION_PUSH_VLAN && a->arg > 4095)
 		return -EINVAL;
 	if ((a->type == VSW_ACTION_NORMAL || a->type == VSW_ACTION_FLOOD) &&
-			(seen & outs))
+		(seen & outs))
 		return -EINVAL;
 	if (a->type == VSW_ACTION_OUTPUT) {
 		if (seen & (1u << VSW_ACTION_NORMAL | 1u << VSW_ACTION_FLOOD))

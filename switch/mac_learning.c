@@ -36,8 +36,8 @@ static inline uint64_t
 mac_u64(const uint8_t m[6])
 {
 	return (uint64_t)m[0] << 40 | (uint64_t)m[1] << 32 |
-		(uint64_t)m[2] << 24 | (uint64_t)m[3] << 16 |
-		(uint64_t)m[4] << 8 | m[5];
+	       (uint64_t)m[2] << 24 | (uint64_t)m[3] << 16 |
+	       (uint64_t)m[4] << 8 | m[5];
 }
 
 static inline uint32_t
@@ -109,7 +109,8 @@ vsw_mac_learn(struct vsw_mac_table *t, const uint8_t src[6], uint16_t in_port,
 			return;
 		}
 		if (w != 0 && w >> 16 == mac) { /* moved to another port */
-			__atomic_store_n(&base[i].seen, epoch, __ATOMIC_RELAXED);
+			__atomic_store_n(
+				&base[i].seen, epoch, __ATOMIC_RELAXED);
 			__atomic_compare_exchange_n(&base[i].word, &w, want,
 				false, __ATOMIC_RELEASE, __ATOMIC_RELAXED);
 			return;
@@ -146,7 +147,9 @@ static unsigned
 clear_slot(struct vsw_mac_slot *s, uint64_t w)
 {
 	return __atomic_compare_exchange_n(&s->word, &w, 0, false,
-		__ATOMIC_RELEASE, __ATOMIC_RELAXED) ? 1 : 0;
+		       __ATOMIC_RELEASE, __ATOMIC_RELAXED)
+		       ? 1
+		       : 0;
 }
 
 unsigned

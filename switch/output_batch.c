@@ -21,8 +21,8 @@ flush_one(struct vsw_pmd *pmd, uint16_t port_no)
 	uint16_t n = b->n, sent = 0;
 
 	if (likely(p != NULL)) {
-		sent = p->ops->tx_burst(p->ctx,
-			(uint16_t)(pmd->idx % p->n_txq), b->pkts, n);
+		sent = p->ops->tx_burst(
+			p->ctx, (uint16_t)(pmd->idx % p->n_txq), b->pkts, n);
 		if (unlikely(sent > n))
 			sent = n; /* a broken port: never trust past n */
 		vsw_ctr_add(&pmd->ctr[VSW_PMD_DROP_TX_FULL], n - sent);

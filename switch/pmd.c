@@ -54,8 +54,8 @@ classify(struct vsw_pmd *pmd, const struct vsw_rule_table *rt,
 		hit = vsw_emc_lookup(pmd->emc, keys, map, res);
 	miss = map & ~hit;
 	if (miss != 0) {
-		found = vsw_dpcls_lookup(rt->cls, keys, miss, res,
-			&pmd->cls_stats);
+		found = vsw_dpcls_lookup(
+			rt->cls, keys, miss, res, &pmd->cls_stats);
 		for (m = found; pmd->emc != NULL && m != 0; m &= m - 1) {
 			unsigned i = (unsigned)__builtin_ctz(m);
 
@@ -64,7 +64,8 @@ classify(struct vsw_pmd *pmd, const struct vsw_rule_table *rt,
 		for (none = miss & ~found; none != 0; none &= none - 1)
 			res[__builtin_ctz(none)] = NULL;
 	}
-	vsw_ctr_add(&pmd->ctr[VSW_PMD_EMC_HIT], (unsigned)__builtin_popcount(hit));
+	vsw_ctr_add(
+		&pmd->ctr[VSW_PMD_EMC_HIT], (unsigned)__builtin_popcount(hit));
 	vsw_ctr_add(&pmd->ctr[VSW_PMD_CLS_HIT],
 		(unsigned)__builtin_popcount(found));
 }
@@ -118,11 +119,12 @@ vsw_pmd_poll_once(struct vsw_pmd *pmd)
 		if (pmd->emc != NULL)
 			vsw_emc_set_insert_inv_prob(pmd->emc, want);
 	}
-	for (q = pt->rxq_first[pmd->idx]; q < pt->rxq_first[pmd->idx + 1]; q++) {
+	for (q = pt->rxq_first[pmd->idx]; q < pt->rxq_first[pmd->idx + 1];
+		q++) {
 		const struct vsw_rxq_ref *r = &pt->rxqs[q];
 		const struct vsw_port *p = pt->port[r->port];
-		unsigned n = p->ops->rx_burst(p->ctx, r->queue, pkts,
-			VSW_SWITCH_BURST);
+		unsigned n = p->ops->rx_burst(
+			p->ctx, r->queue, pkts, VSW_SWITCH_BURST);
 
 		if (unlikely(n > VSW_SWITCH_BURST))
 			n = VSW_SWITCH_BURST; /* a broken port: ignore excess */

@@ -66,8 +66,8 @@ vsw_ring_port_create(const char *name, unsigned size)
 		return NULL;
 	p->tx_limit = UINT16_MAX;
 	snprintf(rname, sizeof(rname), "vrp_rx_%p", (void *)p);
-	p->rx = rte_ring_create(rname, size, SOCKET_ID_ANY,
-		RING_F_SP_ENQ | RING_F_SC_DEQ);
+	p->rx = rte_ring_create(
+		rname, size, SOCKET_ID_ANY, RING_F_SP_ENQ | RING_F_SC_DEQ);
 	snprintf(rname, sizeof(rname), "vrp_tx_%p", (void *)p);
 	p->tx = rte_ring_create(rname, size, SOCKET_ID_ANY, RING_F_SC_DEQ);
 	(void)name;
@@ -95,15 +95,15 @@ vsw_ring_port_destroy(struct vsw_ring_port *p)
 }
 
 unsigned
-vsw_ring_port_inject(struct vsw_ring_port *p, struct rte_mbuf **pkts,
-	unsigned n)
+vsw_ring_port_inject(
+	struct vsw_ring_port *p, struct rte_mbuf **pkts, unsigned n)
 {
 	return rte_ring_enqueue_burst(p->rx, (void **)pkts, n, NULL);
 }
 
 unsigned
-vsw_ring_port_collect(struct vsw_ring_port *p, struct rte_mbuf **pkts,
-	unsigned n)
+vsw_ring_port_collect(
+	struct vsw_ring_port *p, struct rte_mbuf **pkts, unsigned n)
 {
 	return rte_ring_dequeue_burst(p->tx, (void **)pkts, n, NULL);
 }

@@ -135,9 +135,8 @@ vsw_switch_port_add(struct vsw_switch *sw, const char *name,
 	int rc;
 
 	if (name == NULL || name[0] == '\0' ||
-			strlen(name) >= VSW_PORT_NAME_MAX || ops == NULL ||
-			ops->rx_burst == NULL || ops->tx_burst == NULL ||
-			n_txq == 0)
+		strlen(name) >= VSW_PORT_NAME_MAX || ops == NULL ||
+		ops->rx_burst == NULL || ops->tx_burst == NULL || n_txq == 0)
 		return -EINVAL;
 	if (vsw_switch_port_lookup(name, sw) >= 0)
 		return -EEXIST;
@@ -166,8 +165,8 @@ vsw_switch_port_add(struct vsw_switch *sw, const char *name,
 }
 
 int
-vsw_switch_port_set_queues(struct vsw_switch *sw, uint16_t port_no,
-	uint16_t n_rxq, uint16_t n_txq)
+vsw_switch_port_set_queues(
+	struct vsw_switch *sw, uint16_t port_no, uint16_t n_rxq, uint16_t n_txq)
 {
 	struct vsw_port *ports[VSW_SWITCH_MAX_PORTS], *old, *p;
 	int rc;

@@ -137,7 +137,7 @@ put_protocol(struct out *o, const struct vsw_rule *r)
 	sh = vsw_rule_shorthands(&n);
 	for (i = 0; i < n; i++) {
 		if (sh[i].dl_type != t || sh[i].has_proto != has_proto ||
-				(has_proto && sh[i].nw_proto != r->key.nw_proto))
+			(has_proto && sh[i].nw_proto != r->key.nw_proto))
 			continue;
 		put(o, ",%s", sh[i].name);
 		return has_proto;

@@ -57,7 +57,8 @@ parse_uint(const char *s, uint32_t max, uint32_t *out)
 	unsigned long long v;
 	char *end;
 
-	if (s[0] == '\0' || s[0] == '-' || s[0] == '+' || isspace((unsigned char)s[0]))
+	if (s[0] == '\0' || s[0] == '-' || s[0] == '+' ||
+		isspace((unsigned char)s[0]))
 		return -1;
 	errno = 0;
 	v = strtoull(s, &end, 0);
@@ -77,7 +78,7 @@ parse_mac(const char *s, uint8_t mac[6])
 
 	for (i = 0; i < 6; i++) {
 		if (!isxdigit((unsigned char)s[0]) ||
-				!isxdigit((unsigned char)s[1]))
+			!isxdigit((unsigned char)s[1]))
 			return -1;
 		char hex[3] = {s[0], s[1], '\0'};
 		mac[i] = (uint8_t)strtoul(hex, NULL, 16);
@@ -101,8 +102,8 @@ split_mask(char *val)
 }
 
 static int
-parse_port(struct parse_ctx *c, const char *tok, const char *val,
-	uint16_t *port)
+parse_port(
+	struct parse_ctx *c, const char *tok, const char *val, uint16_t *port)
 {
 	uint32_t v;
 	int rc;
@@ -195,11 +196,16 @@ parse_be16(struct parse_ctx *c, const char *tok, char *val, uint16_t *key,
 }
 
 static const struct vsw_rule_shorthand shorthands[] = {
-	{"ip", 0x0800, 0, false},    {"ipv6", 0x86dd, 0, false},
-	{"arp", 0x0806, 0, false},   {"tcp", 0x0800, 6, true},
-	{"udp", 0x0800, 17, true},   {"icmp", 0x0800, 1, true},
-	{"sctp", 0x0800, 132, true}, {"tcp6", 0x86dd, 6, true},
-	{"udp6", 0x86dd, 17, true},  {"icmp6", 0x86dd, 58, true},
+	{"ip", 0x0800, 0, false},
+	{"ipv6", 0x86dd, 0, false},
+	{"arp", 0x0806, 0, false},
+	{"tcp", 0x0800, 6, true},
+	{"udp", 0x0800, 17, true},
+	{"icmp", 0x0800, 1, true},
+	{"sctp", 0x0800, 132, true},
+	{"tcp6", 0x86dd, 6, true},
+	{"udp6", 0x86dd, 17, true},
+	{"icmp6", 0x86dd, 58, true},
 	{"sctp6", 0x86dd, 132, true},
 };
 
@@ -276,12 +282,12 @@ need_l3(struct parse_ctx *c, const char *tok, bool arp_ok)
 
 	if (t == 0x0800 || t == 0x86dd || (arp_ok && t == 0x0806))
 		return 0;
-	return fail(c, tok, "needs %s", arp_ok ? "ip, ipv6 or arp" :
-		"ip or ipv6");
+	return fail(
+		c, tok, "needs %s", arp_ok ? "ip, ipv6 or arp" : "ip or ipv6");
 }
 
-static int apply_l3l4(struct parse_ctx *c, const char *tok, const char *name,
-	char *val);
+static int apply_l3l4(
+	struct parse_ctx *c, const char *tok, const char *name, char *val);
 
 static int
 apply_field(struct parse_ctx *c, const char *tok, const char *name, char *val)
@@ -308,8 +314,8 @@ apply_field(struct parse_ctx *c, const char *tok, const char *name, char *val)
 	if (strcmp(name, "dl_src") == 0 || strcmp(name, "dl_dst") == 0) {
 		bool src = name[3] == 's';
 
-		if ((rc = set_field(c, tok, src ? VSW_RULE_F_DL_SRC :
-				VSW_RULE_F_DL_DST)) < 0)
+		if ((rc = set_field(c, tok,
+			     src ? VSW_RULE_F_DL_SRC : VSW_RULE_F_DL_DST)) < 0)
 			return rc;
 		return parse_dl_addr(c, tok, val, src ? k->dl_src : k->dl_dst,
 			src ? m->dl_src : m->dl_dst);
@@ -318,8 +324,9 @@ apply_field(struct parse_ctx *c, const char *tok, const char *name, char *val)
 		if ((rc = set_field(c, tok, VSW_RULE_F_DL_VLAN)) < 0)
 			return rc;
 		if (parse_uint(val, 0xffff, &v) < 0 ||
-				(v > 4095 && v != VSW_RULE_VLAN_NONE))
-			return fail(c, tok, "dl_vlan must be 0..4095 or 0xffff");
+			(v > 4095 && v != VSW_RULE_VLAN_NONE))
+			return fail(
+				c, tok, "dl_vlan must be 0..4095 or 0xffff");
 		if (v == VSW_RULE_VLAN_NONE) {
 			k->vlan_tci = 0;
 			m->vlan_tci = htons(VSW_VLAN_PRESENT);
@@ -342,9 +349,10 @@ apply_l3l4(struct parse_ctx *c, const char *tok, const char *name, char *val)
 	if (strcmp(name, "nw_src") == 0 || strcmp(name, "nw_dst") == 0) {
 		bool src = name[3] == 's';
 
-		if ((rc = set_field(c, tok, src ? VSW_RULE_F_NW_SRC :
-				VSW_RULE_F_NW_DST)) < 0 ||
-				(rc = need_l3(c, tok, true)) < 0)
+		if ((rc = set_field(c, tok,
+			     src ? VSW_RULE_F_NW_SRC : VSW_RULE_F_NW_DST)) <
+				0 ||
+			(rc = need_l3(c, tok, true)) < 0)
 			return rc;
 		return parse_nw_addr(c, tok, val, dl_type_of(c) == 0x86dd,
 			src ? k->nw_src : k->nw_dst,
@@ -352,7 +360,7 @@ apply_l3l4(struct parse_ctx *c, const char *tok, const char *name, char *val)
 	}
 	if (strcmp(name, "nw_proto") == 0) {
 		if ((rc = set_field(c, tok, VSW_RULE_F_NW_PROTO)) < 0 ||
-				(rc = need_l3(c, tok, true)) < 0)
+			(rc = need_l3(c, tok, true)) < 0)
 			return rc;
 		if (parse_uint(val, 0xff, &v) < 0)
 			return fail(c, tok, "nw_proto must be 0..255");
@@ -362,11 +370,12 @@ apply_l3l4(struct parse_ctx *c, const char *tok, const char *name, char *val)
 	}
 	if (strcmp(name, "nw_tos") == 0) {
 		if ((rc = set_field(c, tok, VSW_RULE_F_NW_TOS)) < 0 ||
-				(rc = need_l3(c, tok, false)) < 0)
+			(rc = need_l3(c, tok, false)) < 0)
 			return rc;
 		if (parse_uint(val, 0xff, &v) < 0 || (v & 3) != 0)
 			return fail(c, tok,
-				"nw_tos must be 0..252, a multiple of 4 (DSCP)");
+				"nw_tos must be 0..252, a multiple of 4 "
+				"(DSCP)");
 		k->nw_tos = (uint8_t)v;
 		m->nw_tos = 0xfc;
 		return 0;
@@ -374,9 +383,10 @@ apply_l3l4(struct parse_ctx *c, const char *tok, const char *name, char *val)
 	if (strcmp(name, "tp_src") == 0 || strcmp(name, "tp_dst") == 0) {
 		bool src = name[3] == 's';
 
-		if ((rc = set_field(c, tok, src ? VSW_RULE_F_TP_SRC :
-				VSW_RULE_F_TP_DST)) < 0 ||
-				(rc = need_l3(c, tok, false)) < 0)
+		if ((rc = set_field(c, tok,
+			     src ? VSW_RULE_F_TP_SRC : VSW_RULE_F_TP_DST)) <
+				0 ||
+			(rc = need_l3(c, tok, false)) < 0)
 			return rc;
 		if (!(c->r.fields & VSW_RULE_F_NW_PROTO))
 			return fail(c, tok, "needs nw_proto (tcp, udp, ...)");
@@ -402,23 +412,25 @@ add_action(struct parse_ctx *c, const char *tok, uint16_t type, uint16_t arg)
 static int
 check_order(struct parse_ctx *c, const char *tok, uint16_t type, unsigned seen)
 {
-	const unsigned outs = 1u << VSW_ACTION_OUTPUT | 1u << VSW_ACTION_NORMAL |
-		1u << VSW_ACTION_FLOOD;
+	const unsigned outs = 1u << VSW_ACTION_OUTPUT |
+			      1u << VSW_ACTION_NORMAL | 1u << VSW_ACTION_FLOOD;
 
 	if (seen & (1u << VSW_ACTION_DROP))
 		return fail(c, tok, "'drop' must be the only action");
 	if (type == VSW_ACTION_DROP && c->r.n_actions > 0)
 		return fail(c, tok, "'drop' must be the only action");
 	if ((type == VSW_ACTION_PUSH_VLAN || type == VSW_ACTION_STRIP_VLAN) &&
-			(seen & outs))
+		(seen & outs))
 		return fail(c, tok, "VLAN edits must come before any output");
 	if ((type == VSW_ACTION_NORMAL || type == VSW_ACTION_FLOOD) &&
-			(seen & outs))
-		return fail(c, tok, "normal/flood cannot be combined with "
+		(seen & outs))
+		return fail(c, tok,
+			"normal/flood cannot be combined with "
 			"other outputs");
 	if (type == VSW_ACTION_OUTPUT &&
-			(seen & (1u << VSW_ACTION_NORMAL | 1u << VSW_ACTION_FLOOD)))
-		return fail(c, tok, "output cannot be combined with "
+		(seen & (1u << VSW_ACTION_NORMAL | 1u << VSW_ACTION_FLOOD)))
+		return fail(c, tok,
+			"output cannot be combined with "
 			"normal/flood");
 	return 0;
 }
@@ -437,7 +449,7 @@ parse_one_action(struct parse_ctx *c, char *tok, unsigned *seen)
 			return rc;
 		for (i = 0; i < c->r.n_actions; i++)
 			if (c->r.actions[i].type == VSW_ACTION_OUTPUT &&
-					c->r.actions[i].arg == arg)
+				c->r.actions[i].arg == arg)
 				return fail(c, tok, "port output twice");
 	} else if (strncmp(tok, "push_vlan:", 10) == 0) {
 		type = VSW_ACTION_PUSH_VLAN;
@@ -453,8 +465,8 @@ parse_one_action(struct parse_ctx *c, char *tok, unsigned *seen)
 	} else if (strcmp(tok, "strip_vlan") == 0) {
 		type = VSW_ACTION_STRIP_VLAN;
 	} else {
-		return fail(c, tok, tok[0] == '\0' ? "empty action" :
-			"unknown action");
+		return fail(c, tok,
+			tok[0] == '\0' ? "empty action" : "unknown action");
 	}
 	if ((rc = check_order(c, tok, type, *seen)) < 0)
 		return rc;
@@ -514,8 +526,8 @@ apply_token(struct parse_ctx *c, char *tok)
 	char name[32], val[TOKEN_MAX];
 
 	if (eq == NULL)
-		return is_shorthand(tok) ? apply_protocol(c, tok, NULL) :
-			fail(c, tok, "unknown keyword");
+		return is_shorthand(tok) ? apply_protocol(c, tok, NULL)
+					 : fail(c, tok, "unknown keyword");
 	if (strncmp(tok, "dl_type=", 8) == 0)
 		return apply_protocol(c, tok, eq + 1);
 	if ((size_t)(eq - tok) >= sizeof(name))
@@ -536,7 +548,7 @@ apply_match(struct parse_ctx *c, char **toks, unsigned n)
 	for (pass = 0; pass < 3; pass++)
 		for (i = 0; i < n; i++)
 			if (token_pass(toks[i]) == pass &&
-					(rc = apply_token(c, toks[i])) < 0)
+				(rc = apply_token(c, toks[i])) < 0)
 				return rc;
 	return 0;
 }
@@ -589,9 +601,8 @@ tokenize(struct parse_ctx *c, char *s, unsigned flags, char **toks,
 }
 
 int
-vsw_rule_parse(const char *text, unsigned flags,
-	vsw_rule_port_lookup_fn lookup, void *lookup_arg,
-	struct vsw_rule *rule, char *err, size_t errlen)
+vsw_rule_parse(const char *text, unsigned flags, vsw_rule_port_lookup_fn lookup,
+	void *lookup_arg, struct vsw_rule *rule, char *err, size_t errlen)
 {
 	struct parse_ctx c;
 	char *copy, *toks[MAX_TOKENS], *actions;
@@ -628,6 +639,6 @@ int
 vsw_rule_match_equal(const struct vsw_rule *a, const struct vsw_rule *b)
 {
 	return a->priority == b->priority &&
-		memcmp(&a->key, &b->key, sizeof(a->key)) == 0 &&
-		memcmp(&a->mask, &b->mask, sizeof(a->mask)) == 0;
+	       memcmp(&a->key, &b->key, sizeof(a->key)) == 0 &&
+	       memcmp(&a->mask, &b->mask, sizeof(a->mask)) == 0;
 }

@@ -43,8 +43,8 @@ hash_slot(struct vsw_switch *sw, const struct vsw_rule *match)
 }
 
 static void
-rule_stats_sum(const struct vsw_switch *sw, uint32_t id,
-	struct vsw_rule_stats *s)
+rule_stats_sum(
+	const struct vsw_switch *sw, uint32_t id, struct vsw_rule_stats *s)
 {
 	unsigned i;
 
@@ -138,7 +138,7 @@ vsw_rule_table_init(struct vsw_switch *sw)
 	sw->hash = calloc(hn, sizeof(*sw->hash));
 	cls = vsw_dpcls_create();
 	if (sw->by_id == NULL || sw->free_ids == NULL ||
-			sw->rule_base == NULL || sw->hash == NULL || cls == NULL) {
+		sw->rule_base == NULL || sw->hash == NULL || cls == NULL) {
 		vsw_dpcls_destroy(cls);
 		return -ENOMEM;
 	}
@@ -263,8 +263,8 @@ change_free(struct change *c)
 }
 
 int
-vsw_switch_rules_add(struct vsw_switch *sw, const struct vsw_rule *rules,
-	unsigned n)
+vsw_switch_rules_add(
+	struct vsw_switch *sw, const struct vsw_rule *rules, unsigned n)
 {
 	struct vsw_dpcls *cls = vsw_dpcls_clone(sw->rules->cls);
 	struct change c;
@@ -302,7 +302,8 @@ vsw_switch_rule_del(struct vsw_switch *sw, const struct vsw_rule *match)
 	if (cls == NULL)
 		return -ENOMEM;
 	if (vsw_dpcls_remove(cls, &sr->rule.key, &sr->rule.mask,
-			sr->rule.priority) < 0 || (rc = publish(sw, cls)) < 0) {
+		    sr->rule.priority) < 0 ||
+		(rc = publish(sw, cls)) < 0) {
 		vsw_dpcls_destroy(cls);
 		return -ENOMEM;
 	}
@@ -344,8 +345,8 @@ reattach_all(struct vsw_switch *sw, struct vsw_sw_rule **all, unsigned n)
 }
 
 int
-vsw_switch_rules_replace(struct vsw_switch *sw, const struct vsw_rule *rules,
-	unsigned n)
+vsw_switch_rules_replace(
+	struct vsw_switch *sw, const struct vsw_rule *rules, unsigned n)
 {
 	struct vsw_dpcls *cls = vsw_dpcls_create();
 	struct vsw_sw_rule **old;
@@ -437,7 +438,8 @@ vsw_switch_rerank(struct vsw_switch *sw)
 		const struct vsw_pmd *pmd = sw->pmd[p];
 
 		/* Counts of an older classifier have other positions. */
-		if (__atomic_load_n(&pmd->hits_gen, __ATOMIC_ACQUIRE) != rt->gen)
+		if (__atomic_load_n(&pmd->hits_gen, __ATOMIC_ACQUIRE) !=
+			rt->gen)
 			continue;
 		for (i = 0; i < n; i++)
 			hits[i] += vsw_ctr_read(&pmd->subtable_hits[i]);

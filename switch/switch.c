@@ -53,12 +53,12 @@ pmd_create(struct vsw_switch *sw, unsigned idx)
 	if (sw->cfg.emc_entries > 0) {
 		pmd->emc = vsw_emc_create(sw->cfg.emc_entries);
 		if (pmd->emc != NULL)
-			vsw_emc_set_insert_inv_prob(pmd->emc,
-				sw->cfg.emc_insert_inv_prob);
+			vsw_emc_set_insert_inv_prob(
+				pmd->emc, sw->cfg.emc_insert_inv_prob);
 		pmd->emc_inv_prob = sw->cfg.emc_insert_inv_prob;
 	}
 	if (pmd->rule_ctr == NULL ||
-			(sw->cfg.emc_entries > 0 && pmd->emc == NULL)) {
+		(sw->cfg.emc_entries > 0 && pmd->emc == NULL)) {
 		pmd_destroy(pmd);
 		return NULL;
 	}
@@ -72,7 +72,7 @@ vsw_switch_create(const struct vsw_switch_config *cfg)
 	unsigned i;
 
 	if (cfg == NULL || cfg->n_pmds == 0 ||
-			cfg->n_pmds > VSW_SWITCH_MAX_PMDS || cfg->max_rules == 0) {
+		cfg->n_pmds > VSW_SWITCH_MAX_PMDS || cfg->max_rules == 0) {
 		errno = EINVAL;
 		return NULL;
 	}
@@ -86,7 +86,7 @@ vsw_switch_create(const struct vsw_switch_config *cfg)
 			goto fail;
 	sw->mac = vsw_mac_table_create(cfg->mac_entries, cfg->mac_max_age);
 	if (sw->mac == NULL || vsw_port_table_init(sw) < 0 ||
-			vsw_rule_table_init(sw) < 0)
+		vsw_rule_table_init(sw) < 0)
 		goto fail;
 	return sw;
 fail:

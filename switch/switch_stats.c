@@ -18,8 +18,9 @@ static const char *const counter_names[] = {
 #undef VSW_PMD_COUNTER_NAME
 };
 
-_Static_assert(sizeof(counter_names) / sizeof(counter_names[0]) ==
-	VSW_PMD_N_COUNTERS, "one name per counter");
+_Static_assert(
+	sizeof(counter_names) / sizeof(counter_names[0]) == VSW_PMD_N_COUNTERS,
+	"one name per counter");
 
 const char *
 vsw_pmd_counter_name(enum vsw_pmd_counter c)
@@ -46,8 +47,8 @@ ratio(uint64_t a, uint64_t b)
 }
 
 int
-vsw_switch_pmd_stats(struct vsw_switch *sw, unsigned idx,
-	struct vsw_pmd_stats *out)
+vsw_switch_pmd_stats(
+	struct vsw_switch *sw, unsigned idx, struct vsw_pmd_stats *out)
 {
 	const struct vsw_pmd *pmd = vsw_switch_pmd(sw, idx);
 	uint64_t *c = out->c;
@@ -80,8 +81,8 @@ vsw_switch_pmd_stats_clear(struct vsw_switch *sw, int idx)
 }
 
 int
-vsw_switch_port_stats(struct vsw_switch *sw, uint16_t port_no,
-	struct vsw_port_stats *out)
+vsw_switch_port_stats(
+	struct vsw_switch *sw, uint16_t port_no, struct vsw_port_stats *out)
 {
 	unsigned i;
 

@@ -28,7 +28,6 @@ struct rte_mempool *pool;
 unsigned harness_ring_size = 1024;
 uint32_t harness_mac_entries = 4096;
 
-
 struct ctx *
 ctx_new(unsigned n_pmds, unsigned n_ports, uint32_t emc_inv_prob)
 {
@@ -56,7 +55,8 @@ ctx_new(unsigned n_pmds, unsigned n_ports, uint32_t emc_inv_prob)
 		c->rp[i] = vsw_ring_port_create(name, harness_ring_size);
 		assert_non_null(c->rp[i]);
 		assert_int_equal(vsw_switch_port_add(c->sw, name,
-			&vsw_ring_port_ops, c->rp[i], 1, 1), (int)i);
+					 &vsw_ring_port_ops, c->rp[i], 1, 1),
+			(int)i);
 	}
 	return c;
 }
@@ -84,7 +84,7 @@ add_rule(struct ctx *c, const char *text)
 	char err[256];
 
 	if (vsw_rule_parse(text, 0, vsw_switch_port_lookup, c->sw, &r, err,
-			sizeof(err)) != 0)
+		    sizeof(err)) != 0)
 		fail_msg("rule '%s': %s", text, err);
 	assert_int_equal(vsw_switch_rules_add(c->sw, &r, 1), 0);
 }
@@ -243,8 +243,8 @@ dump_cb(const struct vsw_rule *r, const struct vsw_rule_stats *st, void *arg)
 	struct dump_find *f = arg;
 	struct vsw_rule want;
 
-	assert_int_equal(vsw_rule_parse(f->text, 0, NULL, NULL, &want, NULL, 0),
-		0);
+	assert_int_equal(
+		vsw_rule_parse(f->text, 0, NULL, NULL, &want, NULL, 0), 0);
 	if (vsw_rule_match_equal(r, &want)) {
 		f->st = *st;
 		f->found++;
@@ -286,14 +286,12 @@ send_ip(struct ctx *c, uint32_t dip, unsigned k)
 	return got;
 }
 
-
 int
 harness_setup(const char *prefix)
 {
 	char fp[64];
 	char *argv[] = {"test_switch", "--no-huge", "-m", "256", "--no-pci",
-		"--no-shconf", fp,
-		"-l", "0,1", "--log-level=*:error"};
+		"--no-shconf", fp, "-l", "0,1", "--log-level=*:error"};
 
 	snprintf(fp, sizeof(fp), "--file-prefix=%s", prefix);
 	if (rte_eal_init(sizeof(argv) / sizeof(argv[0]), argv) < 0)

@@ -46,7 +46,8 @@ parse_ok(const char *text, unsigned flags)
 {
 	struct vsw_rule r;
 	char err[256];
-	int rc = vsw_rule_parse(text, flags, lookup, NULL, &r, err, sizeof(err));
+	int rc =
+		vsw_rule_parse(text, flags, lookup, NULL, &r, err, sizeof(err));
 
 	if (rc != 0)
 		fail_msg("'%s' rejected: %s", text, err);
@@ -78,8 +79,8 @@ assert_rule_eq(const struct vsw_rule *a, const struct vsw_rule *b)
 	assert_memory_equal(&a->key, &b->key, sizeof(a->key));
 	assert_memory_equal(&a->mask, &b->mask, sizeof(a->mask));
 	assert_int_equal(a->n_actions, b->n_actions);
-	assert_memory_equal(a->actions, b->actions,
-		a->n_actions * sizeof(a->actions[0]));
+	assert_memory_equal(
+		a->actions, b->actions, a->n_actions * sizeof(a->actions[0]));
 }
 
 /* parse(format(r)) == r and format is a fixed point. */
@@ -115,10 +116,11 @@ test_accept_expected(void **state)
 
 	(void)state;
 	r = parse_ok("priority=100,in_port=vm1,tcp,nw_dst=10.1.0.0/16,"
-		"tp_dst=80,actions=output:2,output:uplink", 0);
+		     "tp_dst=80,actions=output:2,output:uplink",
+		0);
 	e = expect_base(100);
 	e.fields = VSW_RULE_F_IN_PORT | VSW_RULE_F_DL_TYPE |
-		VSW_RULE_F_NW_PROTO | VSW_RULE_F_NW_DST | VSW_RULE_F_TP_DST;
+		   VSW_RULE_F_NW_PROTO | VSW_RULE_F_NW_DST | VSW_RULE_F_TP_DST;
 	e.key.in_port = 1;
 	e.mask.m.in_port = 0xffff;
 	e.key.dl_type = htons(0x0800);
@@ -137,7 +139,8 @@ test_accept_expected(void **state)
 
 	/* Key bits outside the mask are cleared; default priority. */
 	r = parse_ok("dl_src=01:02:03:04:05:ff/ff:ff:ff:00:00:f0 "
-		"dl_dst=aa:bb:cc:dd:ee:ff actions=drop", 0);
+		     "dl_dst=aa:bb:cc:dd:ee:ff actions=drop",
+		0);
 	e = expect_base(VSW_RULE_PRIORITY_DEFAULT);
 	e.fields = VSW_RULE_F_DL_SRC | VSW_RULE_F_DL_DST;
 	memcpy(e.key.dl_src, "\x01\x02\x03\x00\x00\xf0", 6);
@@ -174,7 +177,8 @@ test_accept_vlan_l3(void **state)
 	assert_round_trip(&r, 0);
 
 	r = parse_ok("udp6,nw_src=2001:db8::1/64,nw_tos=184,"
-		"tp_src=0x1000/0xf000,actions=", 0);
+		     "tp_src=0x1000/0xf000,actions=",
+		0);
 	assert_int_equal(r.key.dl_type, htons(0x86dd));
 	assert_int_equal(r.key.nw_proto, 17);
 	assert_int_equal(r.key.nw_tos, 184);
@@ -215,10 +219,16 @@ test_shorthands(void **state)
 		uint16_t type;
 		int proto; /* -1: none */
 	} s[] = {
-		{"ip", 0x0800, -1}, {"ipv6", 0x86dd, -1}, {"arp", 0x0806, -1},
-		{"tcp", 0x0800, 6}, {"udp", 0x0800, 17}, {"icmp", 0x0800, 1},
-		{"tcp6", 0x86dd, 6}, {"udp6", 0x86dd, 17},
-		{"icmp6", 0x86dd, 58}, {"sctp", 0x0800, 132},
+		{"ip", 0x0800, -1},
+		{"ipv6", 0x86dd, -1},
+		{"arp", 0x0806, -1},
+		{"tcp", 0x0800, 6},
+		{"udp", 0x0800, 17},
+		{"icmp", 0x0800, 1},
+		{"tcp6", 0x86dd, 6},
+		{"udp6", 0x86dd, 17},
+		{"icmp6", 0x86dd, 58},
+		{"sctp", 0x0800, 132},
 		{"sctp6", 0x86dd, 132},
 	};
 	unsigned i;
@@ -246,8 +256,7 @@ static const struct {
 	const char *text;
 	const char *token; /* must appear in the error message */
 } rejects[] = {
-	{"", "missing actions"},
-	{"ip", "missing actions"},
+	{"", "missing actions"}, {"ip", "missing actions"},
 	{"priority=65536,actions=drop", "priority=65536"},
 	{"priority=-1,actions=drop", "priority=-1"},
 	{"priority=,actions=drop", "priority="},
@@ -286,8 +295,7 @@ static const struct {
 	{"tcp,tp_src=65536,actions=drop", "tp_src=65536"},
 	{"tcp,tp_src=1/0x10000,actions=drop", "tp_src=1"},
 	{"tcp,tp_src=1,tp_src=2,actions=drop", "tp_src=2"},
-	{"bogus=1,actions=drop", "bogus=1"},
-	{"bogus,actions=drop", "bogus"},
+	{"bogus=1,actions=drop", "bogus=1"}, {"bogus,actions=drop", "bogus"},
 	{"averyveryveryveryverylongfieldname=1,actions=drop", "averyvery"},
 	{"actions=output:", "output:"},
 	{"actions=output:nosuch", "output:nosuch"},
@@ -298,15 +306,15 @@ static const struct {
 	{"actions=output:1,push_vlan:5", "push_vlan:5"},
 	{"actions=normal,strip_vlan", "strip_vlan"},
 	{"actions=drop,output:1", "output:1"},
-	{"actions=output:1,drop", "drop"},
-	{"actions=normal,flood", "flood"},
+	{"actions=output:1,drop", "drop"}, {"actions=normal,flood", "flood"},
 	{"actions=output:1,normal", "normal"},
 	{"actions=flood,output:1", "output:1"},
 	{"actions=output:1,,output:2", "empty action"},
 	{"actions=teleport", "teleport"},
 	{"actions=output:0,output:1,output:2,output:3,output:4,output:5,"
 	 "output:6,output:7,output:8,output:9,output:10,output:11,"
-	 "output:12,output:13,output:14,output:15,output:16", "output:16"},
+	 "output:12,output:13,output:14,output:15,output:16",
+		"output:16"},
 	{"in_port=1,actions=drop", NULL}, /* MATCH_ONLY pass below */
 };
 
@@ -325,8 +333,8 @@ test_reject(void **state)
 			continue;
 		memset(&r, 0xa5, sizeof(r));
 		before = r;
-		rc = vsw_rule_parse(rejects[i].text, 0, lookup, NULL, &r, err,
-			sizeof(err));
+		rc = vsw_rule_parse(
+			rejects[i].text, 0, lookup, NULL, &r, err, sizeof(err));
 		if (rc == 0)
 			fail_msg("'%s' accepted", rejects[i].text);
 		/* -ENOENT: the port lookup's own answer for unknown names */
@@ -354,8 +362,8 @@ test_reject_special(void **state)
 	assert_int_equal(rc, -EIO);
 	assert_non_null(strstr(err, "in_port=broken"));
 	/* Without a lookup, names are unknown; numbers still work. */
-	rc = vsw_rule_parse("actions=output:vm1", 0, NULL, NULL, &r, err,
-		sizeof(err));
+	rc = vsw_rule_parse(
+		"actions=output:vm1", 0, NULL, NULL, &r, err, sizeof(err));
 	assert_int_equal(rc, -EINVAL);
 	assert_non_null(strstr(err, "output:vm1"));
 	/* Match-only text refuses actions; full text requires them. */
@@ -366,8 +374,8 @@ test_reject_special(void **state)
 	rc = vsw_rule_parse(NULL, 0, lookup, NULL, &r, err, sizeof(err));
 	assert_int_equal(rc, -EINVAL);
 	/* A tiny or absent error buffer is never overrun. */
-	rc = vsw_rule_parse("bogus,actions=drop", 0, lookup, NULL, &r, tiny,
-		sizeof(tiny));
+	rc = vsw_rule_parse(
+		"bogus,actions=drop", 0, lookup, NULL, &r, tiny, sizeof(tiny));
 	assert_int_equal(rc, -EINVAL);
 	assert_int_equal(tiny[3], '\0');
 	rc = vsw_rule_parse("bogus,actions=drop", 0, lookup, NULL, &r, NULL, 0);
@@ -380,28 +388,30 @@ test_reject_special(void **state)
 
 		memset(text, 'a', 300);
 		strcpy(text + 300, ",actions=drop");
-		rc = vsw_rule_parse(text, 0, lookup, NULL, &r, err,
-			sizeof(err));
+		rc = vsw_rule_parse(
+			text, 0, lookup, NULL, &r, err, sizeof(err));
 		assert_int_equal(rc, -EINVAL);
 		assert_non_null(strstr(err, "token too long"));
 		for (i = 0; i < 70; i++)
-			o += (size_t)snprintf(text + o, sizeof(text) - o, "ip,");
+			o += (size_t)snprintf(
+				text + o, sizeof(text) - o, "ip,");
 		strcpy(text + o, "actions=drop");
-		rc = vsw_rule_parse(text, 0, lookup, NULL, &r, err,
-			sizeof(err));
+		rc = vsw_rule_parse(
+			text, 0, lookup, NULL, &r, err, sizeof(err));
 		assert_int_equal(rc, -EINVAL);
 		assert_non_null(strstr(err, "too many fields"));
 		assert_memory_equal(&r, &before, sizeof(r));
 	}
 	/* Blanks around actions and fields are fine. */
 	rc = vsw_rule_parse("  ip  tp_dst=1,nw_proto=6 , actions= output:1 , "
-		"output:2 ", 0, NULL, NULL, &r, err, sizeof(err));
+			    "output:2 ",
+		0, NULL, NULL, &r, err, sizeof(err));
 	assert_int_equal(rc, 0);
 	assert_int_equal(r.n_actions, 2);
 	assert_int_equal(r.actions[1].arg, 2);
 	/* Output to port numbers without a lookup is fine. */
-	rc = vsw_rule_parse("actions=output:7", 0, NULL, NULL, &r, err,
-		sizeof(err));
+	rc = vsw_rule_parse(
+		"actions=output:7", 0, NULL, NULL, &r, err, sizeof(err));
 	assert_int_equal(rc, 0);
 	assert_int_equal(r.actions[0].arg, 7);
 }

@@ -55,8 +55,8 @@ test_output(void **state)
 	assert_int_equal(n, 100);
 	for (i = 0; i < n; i++) { /* in order, byte-exact */
 		assert_int_equal(rte_pktmbuf_pkt_len(out[i]), PKT_LEN);
-		assert_memory_equal(rte_pktmbuf_mtod(out[i], void *), ref[i],
-			PKT_LEN);
+		assert_memory_equal(
+			rte_pktmbuf_mtod(out[i], void *), ref[i], PKT_LEN);
 		assert_int_equal(rte_mbuf_refcnt_read(out[i]), 1);
 	}
 	free_all(out, n);
@@ -109,8 +109,8 @@ test_multi_output(void **state)
 	/* Output to the input port is skipped (OpenFlow in_port rule). */
 	add_rule(c, "in_port=0,actions=output:0,output:1,output:2,output:3");
 	for (i = 0; i < 40; i++)
-		in[i] = i % 4 == 3 ? mk_chain(b, a, i) :
-			mk_pkt(b, a, -1, 0x0a000001, i, PKT_LEN);
+		in[i] = i % 4 == 3 ? mk_chain(b, a, i)
+				   : mk_pkt(b, a, -1, 0x0a000001, i, PKT_LEN);
 	inject(c, 0, in, 40);
 	poll_all(c);
 	assert_int_equal(collect(c, 0, out[0], 64), 0);
@@ -136,8 +136,8 @@ test_multi_output(void **state)
 	ctx_free(c);
 }
 
-static unsigned send_one(struct ctx *c, unsigned port, unsigned src,
-	unsigned dst);
+static unsigned send_one(
+	struct ctx *c, unsigned port, unsigned src, unsigned dst);
 
 static void
 test_flood(void **state)
@@ -230,7 +230,7 @@ test_drops(void **state)
 	(void)state;
 	host_mac(0, a);
 	add_rule(c, "in_port=0,actions=drop");
-	add_rule(c, "in_port=1,actions=output:5");  /* no such port */
+	add_rule(c, "in_port=1,actions=output:5");    /* no such port */
 	add_rule(c, "in_port=2,ip,actions=output:2"); /* only back: none */
 	for (i = 0; i < 10; i++)
 		in[i] = mk_pkt(bcast, a, -1, 1, i, PKT_LEN);
@@ -261,8 +261,8 @@ test_drops(void **state)
 
 /* Reference learning switch: expected destination port set of a packet. */
 static unsigned
-ref_normal(int *table, unsigned src, int dst, unsigned in_port,
-	unsigned n_ports)
+ref_normal(
+	int *table, unsigned src, int dst, unsigned in_port, unsigned n_ports)
 {
 	unsigned all = ((1u << n_ports) - 1) & ~(1u << in_port);
 
@@ -294,9 +294,11 @@ test_normal_reference(void **state)
 
 		for (i = 0; i < k; i++, seq++) {
 			/* hosts h and h + 4 live on port h % 4 */
-			unsigned src = port + PORTS * ((unsigned)rand_r(&seed) % 2);
-			int dst = rand_r(&seed) % 9 == 0 ? -1 :
-				rand_r(&seed) % HOSTS;
+			unsigned src =
+				port + PORTS * ((unsigned)rand_r(&seed) % 2);
+			int dst = rand_r(&seed) % 9 == 0
+					  ? -1
+					  : rand_r(&seed) % HOSTS;
 			uint8_t sm[6], dm[6];
 
 			host_mac(src, sm);
@@ -324,14 +326,15 @@ test_normal_reference(void **state)
 		for (i = 0; i < k; i++)
 			if (got[i] != exp[i])
 				fail_msg("round %u pkt %u: got ports 0x%x, "
-					"expected 0x%x", r, i, got[i], exp[i]);
+					 "expected 0x%x",
+					r, i, got[i], exp[i]);
 	}
 	for (i = 0; i < HOSTS; i++) {
 		uint8_t m[6];
 
 		host_mac(i, m);
-		assert_int_equal(vsw_switch_mac_lookup(c->sw, m), table[i] < 0 ?
-			-ENOENT : table[i]);
+		assert_int_equal(vsw_switch_mac_lookup(c->sw, m),
+			table[i] < 0 ? -ENOENT : table[i]);
 	}
 	check_identity(c);
 	ctx_free(c);
@@ -372,12 +375,12 @@ test_normal_aging_moves(void **state)
 	host_mac(0, ma);
 	host_mac(1, mb);
 	assert_int_equal(vsw_switch_mac_age(c->sw, 0), 0);
-	assert_int_equal(send_one(c, 0, 0, 1), 0xe);  /* B unknown: flood */
-	assert_int_equal(send_one(c, 1, 1, 0), 0x1);  /* A learned on 0 */
-	assert_int_equal(send_one(c, 0, 0, 1), 0x2);  /* B learned on 1 */
-	assert_int_equal(send_one(c, 0, 2, 0), 0x0);  /* A is on 0: drop */
+	assert_int_equal(send_one(c, 0, 0, 1), 0xe); /* B unknown: flood */
+	assert_int_equal(send_one(c, 1, 1, 0), 0x1); /* A learned on 0 */
+	assert_int_equal(send_one(c, 0, 0, 1), 0x2); /* B learned on 1 */
+	assert_int_equal(send_one(c, 0, 2, 0), 0x0); /* A is on 0: drop */
 	assert_int_equal(vsw_switch_mac_count(c->sw), 3);
-	assert_int_equal(send_one(c, 3, 1, 0), 0x1);  /* B moves to 3 */
+	assert_int_equal(send_one(c, 3, 1, 0), 0x1); /* B moves to 3 */
 	assert_int_equal(vsw_switch_mac_lookup(c->sw, mb), 3);
 	assert_int_equal(send_one(c, 0, 0, 1), 0x8);
 	/* Aging: B refreshed at 5, A and host 2 only seen at 0. */
@@ -386,7 +389,7 @@ test_normal_aging_moves(void **state)
 	assert_int_equal(vsw_switch_mac_age(c->sw, 14), 2);
 	assert_int_equal(vsw_switch_mac_lookup(c->sw, ma), -ENOENT);
 	assert_int_equal(vsw_switch_mac_lookup(c->sw, mb), 3);
-	assert_int_equal(send_one(c, 3, 1, 0), 0x7);  /* A forgotten: flood */
+	assert_int_equal(send_one(c, 3, 1, 0), 0x7); /* A forgotten: flood */
 	assert_int_equal(vsw_switch_mac_age(c->sw, 100), 1);
 	assert_int_equal(vsw_switch_mac_count(c->sw), 0);
 	/* Deleting a port forgets what was learned on it. */
@@ -397,7 +400,7 @@ test_normal_aging_moves(void **state)
 	assert_int_equal(vsw_switch_mac_lookup(c->sw, ma), -ENOENT);
 	vsw_ring_port_destroy(c->rp[2]);
 	c->rp[2] = NULL;
-	assert_int_equal(send_one(c, 1, 1, 0), 0x9);  /* flood skips port 2 */
+	assert_int_equal(send_one(c, 1, 1, 0), 0x9); /* flood skips port 2 */
 	vsw_switch_mac_flush(c->sw);
 	assert_int_equal(vsw_switch_mac_count(c->sw), 0);
 	check_identity(c);

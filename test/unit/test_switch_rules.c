@@ -54,18 +54,23 @@ test_rule_changes(void **state)
 	add_rule(c, "priority=20,ip,nw_dst=10.0.0.0/8,actions=output:3");
 	assert_int_equal(send_ip(c, 0x0a000001, 8), 0x8);
 	/* Deleting it falls back; deleting again is -ENOENT. */
-	assert_int_equal(vsw_rule_parse("priority=20,ip,nw_dst=10.0.0.0/8",
-		VSW_RULE_PARSE_MATCH_ONLY, NULL, NULL, &r[0], NULL, 0), 0);
+	assert_int_equal(
+		vsw_rule_parse("priority=20,ip,nw_dst=10.0.0.0/8",
+			VSW_RULE_PARSE_MATCH_ONLY, NULL, NULL, &r[0], NULL, 0),
+		0);
 	assert_int_equal(vsw_switch_rule_del(c->sw, &r[0]), 0);
 	assert_int_equal(vsw_switch_rule_del(c->sw, &r[0]), -ENOENT);
 	assert_int_equal(send_ip(c, 0x0a000001, 8), 0x4);
 	/* Replace the whole set; a duplicate within the set: last wins. */
 	assert_int_equal(vsw_rule_parse("ip,actions=output:1", 0, NULL, NULL,
-		&r[0], NULL, 0), 0);
+				 &r[0], NULL, 0),
+		0);
 	assert_int_equal(vsw_rule_parse("ip,actions=output:3", 0, NULL, NULL,
-		&r[1], NULL, 0), 0);
+				 &r[1], NULL, 0),
+		0);
 	assert_int_equal(vsw_rule_parse("arp,actions=flood", 0, NULL, NULL,
-		&r[2], NULL, 0), 0);
+				 &r[2], NULL, 0),
+		0);
 	assert_int_equal(vsw_switch_rules_replace(c->sw, r, 3), 0);
 	assert_int_equal(vsw_switch_n_rules(c->sw), 2);
 	assert_int_equal(send_ip(c, 0x0a000001, 8), 0x8);
@@ -79,7 +84,8 @@ test_rule_changes(void **state)
 	assert_int_equal(send_ip(c, 0x0a000001, 8), 0x8);
 	/* Rules built in code get the parser's action checks too. */
 	assert_int_equal(vsw_rule_parse("ip,actions=output:1,output:2", 0, NULL,
-		NULL, &r[1], NULL, 0), 0);
+				 NULL, &r[1], NULL, 0),
+		0);
 	r[1].actions[1].arg = 1; /* the same port twice */
 	assert_int_equal(vsw_switch_rules_add(c->sw, &r[1], 1), -EINVAL);
 	r[1].actions[1].type = VSW_ACTION_FLOOD;
@@ -118,7 +124,7 @@ test_rerank(void **state)
 	/* Two subtables of equal priority; traffic hits one of them. */
 	add_rule(c, "priority=100,ip,nw_dst=10.0.0.1,actions=output:1");
 	add_rule(c, "priority=100,udp,tp_dst=2000,nw_dst=10.0.0.2,"
-		"actions=output:1");
+		    "actions=output:1");
 	lookups_per_hit(c, 0x0a000002, 32); /* counts for the current order */
 	assert_int_equal(vsw_switch_rerank(c->sw), 0);
 	assert_true(lookups_per_hit(c, 0x0a000002, 32) == 1.0);
@@ -177,9 +183,11 @@ test_ports_and_pmds(void **state)
 	host_mac(0, a);
 	add_rule(c, "actions=drop");
 	assert_int_equal(vsw_switch_port_add(c->sw, "p1", &vsw_ring_port_ops,
-		c->rp[1], 1, 1), -EEXIST);
-	assert_int_equal(vsw_switch_port_add(c->sw, "", &vsw_ring_port_ops,
-		c->rp[1], 1, 1), -EINVAL);
+				 c->rp[1], 1, 1),
+		-EEXIST);
+	assert_int_equal(vsw_switch_port_add(
+				 c->sw, "", &vsw_ring_port_ops, c->rp[1], 1, 1),
+		-EINVAL);
 	assert_int_equal(vsw_switch_port_lookup("p3", c->sw), 3);
 	assert_string_equal(vsw_switch_port_name(2, c->sw), "p2");
 	/* Round-robin: PMD 0 polls ports 0 and 2, PMD 1 ports 1 and 3. */
@@ -208,8 +216,8 @@ test_ports_and_pmds(void **state)
 	assert_int_equal(s0.c[VSW_PMD_RX], 4);
 	assert_int_equal(s1.c[VSW_PMD_RX], 3);
 	/* The lowest free number is reused; its counters start at zero. */
-	no = vsw_switch_port_add(c->sw, "again", &vsw_ring_port_ops, c->rp[1],
-		1, 1);
+	no = vsw_switch_port_add(
+		c->sw, "again", &vsw_ring_port_ops, c->rp[1], 1, 1);
 	assert_int_equal(no, 1);
 	{
 		struct vsw_port_stats ps;
@@ -251,18 +259,23 @@ build_set(struct vsw_rule *rules, unsigned shift)
 
 		/* Two mask shapes (two subtables) + a catch-all. */
 		if (f % 2)
-			snprintf(text, sizeof(text), "priority=100,ip,"
-				"nw_dst=10.0.0.%u,actions=output:%u", f,
-				1 + (f + shift) % 3);
-		else
-			snprintf(text, sizeof(text), "priority=90,udp,"
-				"nw_dst=10.0.0.%u,tp_dst=2000,actions=output:%u",
+			snprintf(text, sizeof(text),
+				"priority=100,ip,"
+				"nw_dst=10.0.0.%u,actions=output:%u",
 				f, 1 + (f + shift) % 3);
-		assert_int_equal(vsw_rule_parse(text, 0, NULL, NULL, &rules[f],
-			NULL, 0), 0);
+		else
+			snprintf(text, sizeof(text),
+				"priority=90,udp,"
+				"nw_dst=10.0.0.%u,tp_dst=2000,actions=output:%"
+				"u",
+				f, 1 + (f + shift) % 3);
+		assert_int_equal(
+			vsw_rule_parse(text, 0, NULL, NULL, &rules[f], NULL, 0),
+			0);
 	}
 	assert_int_equal(vsw_rule_parse("priority=0,actions=drop", 0, NULL,
-		NULL, &rules[FLOWS], NULL, 0), 0);
+				 NULL, &rules[FLOWS], NULL, 0),
+		0);
 }
 
 static unsigned
@@ -327,8 +340,9 @@ test_concurrent_replace(void **state)
 			memset(&seen[seq - PER_ROUND + k], 2, PER_ROUND - k);
 			refused += PER_ROUND - k;
 		}
-		assert_int_equal(vsw_switch_rules_replace(c->sw,
-			i % 2 ? a : b, FLOWS + 1), 0);
+		assert_int_equal(vsw_switch_rules_replace(
+					 c->sw, i % 2 ? a : b, FLOWS + 1),
+			0);
 		received += drain_check(c, seen, seq);
 	}
 	for (spins = 0; spins < 20000000; spins++) {
@@ -343,12 +357,12 @@ test_concurrent_replace(void **state)
 		if (seen[k] == 0)
 			fail_msg("packet %u lost", k);
 	pmd_stats(c, 0, &s);
-	assert_int_equal(s.c[VSW_PMD_DROP_NO_RULE] + s.c[VSW_PMD_DROP_ACTION],
-		0);
+	assert_int_equal(
+		s.c[VSW_PMD_DROP_NO_RULE] + s.c[VSW_PMD_DROP_ACTION], 0);
 	assert_int_equal(s.c[VSW_PMD_RX], received);
 	print_message("%u packets through %u rule-set replacements, %" PRIu64
-		" EMC hits, %" PRIu64 " classifier hits\n", received, REPLACES,
-		s.c[VSW_PMD_EMC_HIT], s.c[VSW_PMD_CLS_HIT]);
+		      " EMC hits, %" PRIu64 " classifier hits\n",
+		received, REPLACES, s.c[VSW_PMD_EMC_HIT], s.c[VSW_PMD_CLS_HIT]);
 	check_identity(c);
 	free(seen);
 	ctx_free(c);
@@ -430,7 +444,8 @@ test_concurrent_learning(void **state)
 		home[i] = (uint8_t)(i % L_PORTS);
 	for (i = 0; i < 2; i++)
 		assert_int_equal(pthread_create(&th[i], NULL, pmd_thread,
-			vsw_switch_pmd(c->sw, i)), 0);
+					 vsw_switch_pmd(c->sw, i)),
+			0);
 	for (r = 0; r < L_ROUNDS; r++) {
 		unsigned port, k;
 
@@ -438,8 +453,10 @@ test_concurrent_learning(void **state)
 			struct rte_mbuf *in[L_BURST];
 
 			for (k = 0; k < L_BURST; k++, seq++) {
-				unsigned src = port + L_PORTS *
-					((seq / 7) % (L_HOSTS / L_PORTS));
+				unsigned src =
+					port +
+					L_PORTS * ((seq / 7) %
+							  (L_HOSTS / L_PORTS));
 				unsigned dst = (seq * 5 + r) % L_HOSTS;
 				uint8_t sm[6], dm[6];
 
@@ -449,9 +466,10 @@ test_concurrent_learning(void **state)
 				in_of[seq] = (uint8_t)port;
 				dst_of[seq] = (uint8_t)dst;
 			}
-			for (k = 0; k < L_BURST; rte_pause()) /* until all fit */
-				k += vsw_ring_port_inject(c->rp[port], &in[k],
-					L_BURST - k);
+			for (k = 0; k < L_BURST;
+				rte_pause()) /* until all fit */
+				k += vsw_ring_port_inject(
+					c->rp[port], &in[k], L_BURST - k);
 		}
 		wait_received(c, seq);
 		collect_reached(c, got, seq);
@@ -463,7 +481,7 @@ test_concurrent_learning(void **state)
 		pmd_stats(c, 0, &s0);
 		pmd_stats(c, 1, &s1);
 		if (s0.c[VSW_PMD_RX] + s1.c[VSW_PMD_RX] == seq &&
-				s0.c[VSW_PMD_ITER_IDLE] > 0)
+			s0.c[VSW_PMD_ITER_IDLE] > 0)
 			break;
 		rte_pause();
 	}
@@ -488,7 +506,8 @@ test_concurrent_learning(void **state)
 		if (home[dst_of[i]] == in_of[i])
 			want = 0; /* known and local: dropped */
 		if (got[i] != want && got[i] != all)
-			fail_msg("packet %u from port %u to host %u: ports 0x%x",
+			fail_msg(
+				"packet %u from port %u to host %u: ports 0x%x",
 				i, in_of[i], dst_of[i], got[i]);
 		delivered += got[i] != 0;
 	}
@@ -498,8 +517,9 @@ test_concurrent_learning(void **state)
 		host_mac(i, m);
 		assert_int_equal(vsw_switch_mac_lookup(c->sw, m), home[i]);
 	}
-	print_message("%u packets, %u delivered, learned from two PMD threads\n",
-		seq, delivered);
+	print_message(
+		"%u packets, %u delivered, learned from two PMD threads\n", seq,
+		delivered);
 	check_identity(c);
 	free(in_of);
 	free(dst_of);

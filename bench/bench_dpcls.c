@@ -135,7 +135,8 @@ setup_build(struct setup *s, unsigned n_sub, unsigned n_rules)
 	/* Pool keys: a rule's bits under its mask, random bits elsewhere. */
 	for (r = 0; r < POOL; r++) {
 		unsigned ri = (unsigned)(rnd64() % n_rules), w;
-		const uint64_t *rk = (const uint64_t *)(void *)&s->rule_keys[ri];
+		const uint64_t *rk =
+			(const uint64_t *)(void *)&s->rule_keys[ri];
 		const uint64_t *mk =
 			(const uint64_t *)(void *)&s->masks[s->rule_st[ri]].m;
 		uint64_t *pk = (uint64_t *)(void *)&s->pool[r];
@@ -371,9 +372,11 @@ main(int argc, char **argv)
 
 	calibrate_tsc();
 	printf("vsw-bench-dpcls: TSC %.2f GHz, %lu keys per cell, "
-		"default lookup '%s'\n", tsc_ghz, n_keys, vsw_dpcls_impl_get());
+	       "default lookup '%s'\n",
+		tsc_ghz, n_keys, vsw_dpcls_impl_get());
 	printf("cycles: cheapest chunk of %u keys; one-at-a-time runs a "
-		"quarter of the keys; Mkeys/s is batch-32\n", CHUNK);
+	       "quarter of the keys; Mkeys/s is batch-32\n",
+		CHUNK);
 	printf("%4s %7s  %-14s %8s %8s %6s  %8s\n", "subt", "rules", "impl",
 		"cyc/key", "1-by-1", "ratio", "Mkeys/s");
 	for (i = 0; i < sizeof(subs) / sizeof(subs[0]); i++)

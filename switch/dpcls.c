@@ -38,8 +38,8 @@ buckets_alloc(uint32_t n)
  * free or move the returned head.
  */
 static struct dpcls_rule *
-bucket_head(const struct dpcls_bucket *b, unsigned *pos,
-	struct dpcls_rule **chain)
+bucket_head(
+	const struct dpcls_bucket *b, unsigned *pos, struct dpcls_rule **chain)
 {
 	struct dpcls_rule *r;
 
@@ -127,7 +127,8 @@ subtable_destroy(struct dpcls_subtable *st)
 
 	for (b = 0; b <= st->bucket_mask; b++) {
 		pos = 0;
-		while ((h = bucket_head(&st->buckets[b], &pos, &chain)) != NULL) {
+		while ((h = bucket_head(&st->buckets[b], &pos, &chain)) !=
+			NULL) {
 			for (r = h; r != NULL; r = rn) {
 				rn = r->lower;
 				free(r);
@@ -141,7 +142,8 @@ subtable_destroy(struct dpcls_subtable *st)
 static struct dpcls_rule *
 rule_alloc(const struct dpcls_subtable *st)
 {
-	return malloc(sizeof(struct dpcls_rule) + st->n_words * sizeof(uint64_t));
+	return malloc(
+		sizeof(struct dpcls_rule) + st->n_words * sizeof(uint64_t));
 }
 
 /*
@@ -216,7 +218,8 @@ cls_sort(struct vsw_dpcls *cls)
 		struct dpcls_subtable *st = cls->subtables[i];
 
 		for (j = i; j > 0 && cls->subtables[j - 1]->max_priority <
-				st->max_priority; j--)
+					     st->max_priority;
+			j--)
 			cls->subtables[j] = cls->subtables[j - 1];
 		cls->subtables[j] = st;
 	}
@@ -228,7 +231,8 @@ cls_find_subtable(const struct vsw_dpcls *cls, const struct vsw_flow_mask *mask)
 	uint32_t i;
 
 	for (i = 0; i < cls->n_subtables; i++)
-		if (dpcls_words_eq(vsw_flow_key_words(&cls->subtables[i]->mask.m),
+		if (dpcls_words_eq(
+			    vsw_flow_key_words(&cls->subtables[i]->mask.m),
 			    vsw_flow_key_words(&mask->m), VSW_FLOW_KEY_WORDS))
 			return (int)i;
 	return -1;
@@ -397,13 +401,14 @@ vsw_dpcls_remove(struct vsw_dpcls *cls, const struct vsw_flow_key *key,
 		dpcls_hash_words(packed, st->n_words, DPCLS_HASH_BASIS));
 	if (link == NULL)
 		return -ENOENT;
-	for (l = link; *l != NULL && (*l)->priority != priority; l = &(*l)->lower)
+	for (l = link; *l != NULL && (*l)->priority != priority;
+		l = &(*l)->lower)
 		;
 	if (*l == NULL)
 		return -ENOENT;
 	r = *l;
 	if (l == link) {
-		/* The head leaves the chain; the next lower one takes its place. */
+		/* The head leaves; the next lower rule takes its place. */
 		if (r->lower != NULL) {
 			r->lower->next = r->next;
 			*link = r->lower;
@@ -572,8 +577,7 @@ vsw_dpcls_rerank(struct vsw_dpcls *cls, const uint64_t *hits, uint32_t n)
 
 uint32_t
 vsw_dpcls_lookup(const struct vsw_dpcls *cls, const struct vsw_flow_key *keys,
-	uint32_t keys_map, void **results,
-	struct vsw_dpcls_lookup_stats *stats)
+	uint32_t keys_map, void **results, struct vsw_dpcls_lookup_stats *stats)
 {
 	const struct dpcls_rule *rules[VSW_DPCLS_BURST];
 	int32_t best[VSW_DPCLS_BURST];
@@ -596,10 +600,12 @@ vsw_dpcls_lookup(const struct vsw_dpcls *cls, const struct vsw_flow_key *keys,
 		visits += (uint64_t)__builtin_popcount(remaining);
 		m = st->fns[impl](st, keys, remaining, rules);
 		if (stats != NULL && i < stats->n_subtable_hits)
-			stats->subtable_hits[i] += (uint64_t)__builtin_popcount(m);
+			stats->subtable_hits[i] +=
+				(uint64_t)__builtin_popcount(m);
 		for (; m != 0; m &= m - 1) {
 			k = (unsigned)__builtin_ctz(m);
-			if (!(found & (1u << k)) || rules[k]->priority > best[k]) {
+			if (!(found & (1u << k)) ||
+				rules[k]->priority > best[k]) {
 				best[k] = rules[k]->priority;
 				results[k] = rules[k]->data;
 				found |= 1u << k;

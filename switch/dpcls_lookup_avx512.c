@@ -21,8 +21,8 @@ avx512_key_eq(const struct dpcls_rule *r, __m512i k, __mmask8 nmask)
 
 /* Four way hashes in one compare, then the overflow chain. */
 static inline __attribute__((always_inline)) const struct dpcls_rule *
-avx512_bucket_find(const struct dpcls_bucket *b, uint32_t hash, __m512i k,
-	__mmask8 nmask)
+avx512_bucket_find(
+	const struct dpcls_bucket *b, uint32_t hash, __m512i k, __mmask8 nmask)
 {
 	const struct dpcls_rule *r;
 	__mmask8 ways;
@@ -80,13 +80,13 @@ avx512_body(const struct dpcls_subtable *st, const struct vsw_flow_key *keys,
 	return found;
 }
 
-#define DPCLS_AVX512(N)                                                       \
-	static uint32_t dpcls_lookup_avx512_w##N(                            \
-		const struct dpcls_subtable *st,                              \
-		const struct vsw_flow_key *keys, uint32_t keys_map,           \
-		const struct dpcls_rule **rules)                              \
-	{                                                                     \
-		return avx512_body(st, keys, keys_map, rules, N);             \
+#define DPCLS_AVX512(N)                                             \
+	static uint32_t dpcls_lookup_avx512_w##N(                   \
+		const struct dpcls_subtable *st,                    \
+		const struct vsw_flow_key *keys, uint32_t keys_map, \
+		const struct dpcls_rule **rules)                    \
+	{                                                           \
+		return avx512_body(st, keys, keys_map, rules, N);   \
 	}
 
 DPCLS_AVX512(0)
@@ -103,10 +103,14 @@ dpcls_subtable_lookup_fn
 dpcls_lookup_avx512_resolve(unsigned n_words)
 {
 	static const dpcls_subtable_lookup_fn fns[] = {
-		dpcls_lookup_avx512_w0, dpcls_lookup_avx512_w1,
-		dpcls_lookup_avx512_w2, dpcls_lookup_avx512_w3,
-		dpcls_lookup_avx512_w4, dpcls_lookup_avx512_w5,
-		dpcls_lookup_avx512_w6, dpcls_lookup_avx512_w7,
+		dpcls_lookup_avx512_w0,
+		dpcls_lookup_avx512_w1,
+		dpcls_lookup_avx512_w2,
+		dpcls_lookup_avx512_w3,
+		dpcls_lookup_avx512_w4,
+		dpcls_lookup_avx512_w5,
+		dpcls_lookup_avx512_w6,
+		dpcls_lookup_avx512_w7,
 		dpcls_lookup_avx512_w8,
 	};
 

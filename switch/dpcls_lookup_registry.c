@@ -37,7 +37,7 @@ probe_avx512(void)
 {
 #ifdef VSW_DPCLS_HAVE_AVX512
 	return __builtin_cpu_supports("avx512f") &&
-		__builtin_cpu_supports("avx512vl");
+	       __builtin_cpu_supports("avx512vl");
 #else
 	return false;
 #endif
@@ -77,8 +77,7 @@ static const struct dpcls_impl_info dpcls_impls[] = {
 	[DPCLS_IMPL_AVX512] = {"avx512", probe_avx512, resolve_avx512},
 };
 
-_Static_assert(sizeof(dpcls_impls) / sizeof(dpcls_impls[0]) ==
-		DPCLS_IMPL_COUNT,
+_Static_assert(sizeof(dpcls_impls) / sizeof(dpcls_impls[0]) == DPCLS_IMPL_COUNT,
 	"one registry entry per enum dpcls_impl");
 
 /*
@@ -93,7 +92,10 @@ _Static_assert(sizeof(dpcls_impls) / sizeof(dpcls_impls[0]) ==
 
 static _Atomic unsigned dpcls_impl_cur = DPCLS_IMPL_DEFAULT;
 
-static void __attribute__((constructor))
+static void
+dpcls_impl_init(void) __attribute__((constructor));
+
+static void
 dpcls_impl_init(void)
 {
 	if (DPCLS_IMPL_DEFAULT != DPCLS_IMPL_AUTOVALIDATOR && probe_avx512())
@@ -107,8 +109,8 @@ static _Atomic unsigned dpcls_validator_logged;
 enum dpcls_impl
 dpcls_impl_current(void)
 {
-	return (enum dpcls_impl)atomic_load_explicit(&dpcls_impl_cur,
-		memory_order_relaxed);
+	return (enum dpcls_impl)atomic_load_explicit(
+		&dpcls_impl_cur, memory_order_relaxed);
 }
 
 void
@@ -162,19 +164,20 @@ vsw_dpcls_impl_list(const char **names, unsigned max)
 uint64_t
 vsw_dpcls_validator_mismatches(void)
 {
-	return atomic_load_explicit(&dpcls_validator_mismatches,
-		memory_order_relaxed);
+	return atomic_load_explicit(
+		&dpcls_validator_mismatches, memory_order_relaxed);
 }
 
 static void
-validator_report(const struct dpcls_subtable *st, unsigned k, uint32_t ref,
-	uint32_t got)
+validator_report(
+	const struct dpcls_subtable *st, unsigned k, uint32_t ref, uint32_t got)
 {
-	atomic_fetch_add_explicit(&dpcls_validator_mismatches, 1,
-		memory_order_relaxed);
+	atomic_fetch_add_explicit(
+		&dpcls_validator_mismatches, 1, memory_order_relaxed);
 	if (atomic_fetch_add_explicit(&dpcls_validator_logged, 1,
 		    memory_order_relaxed) < VALIDATOR_LOG_MAX)
-		fprintf(stderr, "vsw dpcls autovalidator: %s disagrees with "
+		fprintf(stderr,
+			"vsw dpcls autovalidator: %s disagrees with "
 			"generic (subtable of %u words, hit maps %#x vs %#x)\n",
 			dpcls_impls[k].name, st->n_words, got, ref);
 }

@@ -8,12 +8,12 @@
  */
 #include "dpcls_priv.h"
 
-#define DPCLS_UNROLLED(N)                                                     \
-	static uint32_t dpcls_lookup_w##N(const struct dpcls_subtable *st,   \
-		const struct vsw_flow_key *keys, uint32_t keys_map,           \
-		const struct dpcls_rule **rules)                              \
-	{                                                                     \
-		return dpcls_lookup_body(st, keys, keys_map, rules, N);       \
+#define DPCLS_UNROLLED(N)                                                  \
+	static uint32_t dpcls_lookup_w##N(const struct dpcls_subtable *st, \
+		const struct vsw_flow_key *keys, uint32_t keys_map,        \
+		const struct dpcls_rule **rules)                           \
+	{                                                                  \
+		return dpcls_lookup_body(st, keys, keys_map, rules, N);    \
 	}
 
 DPCLS_UNROLLED(1)

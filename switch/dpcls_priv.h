@@ -25,11 +25,12 @@ enum dpcls_impl {
 
 /*
  * One rule. Rules with the same masked key in one subtable form a list
- * sorted by descending priority; only its head is on the hash chain, so a
- * lookup stops at the first key match.
+ * sorted by descending priority; only its head is in the hash table (a
+ * bucket way or the bucket's overflow chain), so a lookup stops at the
+ * first key match.
  */
 struct dpcls_rule {
-	struct dpcls_rule *next;  /* hash chain (heads only) */
+	struct dpcls_rule *next;  /* overflow chain (heads only), else NULL */
 	struct dpcls_rule *lower; /* same masked key, lower priority */
 	void *data;
 	int32_t priority;
@@ -68,10 +69,10 @@ struct dpcls_subtable {
 	uint64_t wmask[VSW_FLOW_KEY_WORDS]; /* mask words that are non-zero */
 	uint8_t words[VSW_FLOW_KEY_WORDS];  /* their indices in the key */
 	uint8_t n_words;
-	uint8_t word_map;                   /* bit i: word i is in the mask */
+	uint8_t word_map; /* bit i: word i is in the mask */
 	int32_t max_priority;
-	uint32_t n_rules;   /* all rules */
-	uint32_t n_heads;   /* distinct masked keys (hash entries) */
+	uint32_t n_rules; /* all rules */
+	uint32_t n_heads; /* distinct masked keys (hash entries) */
 	uint32_t bucket_mask;
 	struct dpcls_bucket *buckets;
 	/* Per implementation, resolved for this mask shape at creation. */
@@ -96,10 +97,14 @@ static inline __attribute__((always_inline)) uint64_t
 dpcls_hash_k(unsigned i)
 {
 	static const uint64_t k[VSW_FLOW_KEY_WORDS + 1] = {
-		0x9e3779b97f4a7c15ull, 0xbf58476d1ce4e5b9ull,
-		0x94d049bb133111ebull, 0x2545f4914f6cdd1dull,
-		0xd6e8feb86659fd93ull, 0xa0761d6478bd642full,
-		0xe7037ed1a0b428dbull, 0x8ebc6af09c88c6e3ull,
+		0x9e3779b97f4a7c15ull,
+		0xbf58476d1ce4e5b9ull,
+		0x94d049bb133111ebull,
+		0x2545f4914f6cdd1dull,
+		0xd6e8feb86659fd93ull,
+		0xa0761d6478bd642full,
+		0xe7037ed1a0b428dbull,
+		0x8ebc6af09c88c6e3ull,
 		0x589965cc75374cc3ull,
 	};
 
@@ -113,10 +118,11 @@ dpcls_hash_words(const uint64_t *w, unsigned n, uint64_t basis)
 	unsigned i;
 
 	for (i = 0; i + 1 < n; i += 2)
-		h += (w[i] + dpcls_hash_k(i)) * (w[i + 1] + dpcls_hash_k(i + 1));
+		h += (w[i] + dpcls_hash_k(i)) *
+		     (w[i + 1] + dpcls_hash_k(i + 1));
 	if (n & 1)
 		h += (w[n - 1] + dpcls_hash_k(n - 1)) *
-			dpcls_hash_k(VSW_FLOW_KEY_WORDS);
+		     dpcls_hash_k(VSW_FLOW_KEY_WORDS);
 	h ^= h >> 32;
 	h *= 0xff51afd7ed558ccdull;
 	return (uint32_t)(h ^ (h >> 29));
@@ -177,8 +183,8 @@ dpcls_lookup_body(const struct dpcls_subtable *st,
 		w = vsw_flow_key_words(&keys[i]);
 		for (j = 0; j < n_words; j++)
 			packed[i][j] = w[st->words[j]] & st->wmask[j];
-		hashes[i] = dpcls_hash_words(packed[i], n_words,
-			DPCLS_HASH_BASIS);
+		hashes[i] =
+			dpcls_hash_words(packed[i], n_words, DPCLS_HASH_BASIS);
 		__builtin_prefetch(&st->buckets[hashes[i] & st->bucket_mask]);
 	}
 	for (map = keys_map; map != 0; map &= map - 1) {

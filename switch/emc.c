@@ -29,7 +29,7 @@ struct vsw_emc {
 	uint32_t mask;
 	uint32_t insert_thresh; /* insert when rand <= thresh */
 	bool off;
-	uint64_t rng;           /* xorshift64 state */
+	uint64_t rng; /* xorshift64 state */
 };
 
 struct vsw_emc *
@@ -76,8 +76,8 @@ vsw_emc_set_insert_inv_prob(struct vsw_emc *emc, uint32_t inv_prob)
 void
 vsw_emc_flush(struct vsw_emc *emc)
 {
-	memset(emc->entries, 0, (size_t)(emc->mask + 1) *
-		sizeof(struct emc_entry));
+	memset(emc->entries, 0,
+		(size_t)(emc->mask + 1) * sizeof(struct emc_entry));
 }
 
 static inline __attribute__((always_inline)) uint32_t
@@ -94,9 +94,9 @@ emc_hash(const struct vsw_flow_key *key)
 	uint64_t h;
 
 	h = (w[0] + 0x9e3779b97f4a7c15ull) * (w[1] + 0xbf58476d1ce4e5b9ull) +
-		(w[2] + 0x94d049bb133111ebull) * (w[3] + 0x2545f4914f6cdd1dull) +
-		(w[4] + 0xd6e8feb86659fd93ull) * (w[5] + 0xa0761d6478bd642full) +
-		(w[6] + 0xe7037ed1a0b428dbull) * (w[7] + EMC_HASH_BASIS);
+	    (w[2] + 0x94d049bb133111ebull) * (w[3] + 0x2545f4914f6cdd1dull) +
+	    (w[4] + 0xd6e8feb86659fd93ull) * (w[5] + 0xa0761d6478bd642full) +
+	    (w[6] + 0xe7037ed1a0b428dbull) * (w[7] + EMC_HASH_BASIS);
 	h ^= h >> 32;
 	h *= 0xff51afd7ed558ccdull;
 	return (uint32_t)(h ^ (h >> 29));
@@ -162,8 +162,7 @@ emc_rand(struct vsw_emc *emc)
 }
 
 void
-vsw_emc_insert(struct vsw_emc *emc, const struct vsw_flow_key *key,
-	void *data)
+vsw_emc_insert(struct vsw_emc *emc, const struct vsw_flow_key *key, void *data)
 {
 	struct emc_entry *a, *b, *victim;
 	uint32_t h;

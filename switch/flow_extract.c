@@ -54,7 +54,7 @@ struct fx_pkt {
 	const struct rte_mbuf *m;
 	const uint8_t *base; /* first segment's data */
 	uint32_t seg_len;    /* bytes readable at base */
-	uint32_t limit;      /* bytes of the packet the parse may use */
+	uint32_t limit;	     /* bytes of the packet the parse may use */
 };
 
 static inline uint16_t
@@ -168,7 +168,8 @@ fx_ipv6_ext(const struct fx_pkt *c, uint32_t off, struct vsw_flow_key *key,
 		case PROTO_ROUTING:
 		case PROTO_DSTOPTS:
 			p = fx_pull(c, off, 2, buf, multi);
-			if (p == NULL || off + ((uint32_t)p[1] + 1) * 8 > c->limit)
+			if (p == NULL ||
+				off + ((uint32_t)p[1] + 1) * 8 > c->limit)
 				return 0;
 			key->nw_proto = p[0];
 			off += ((uint32_t)p[1] + 1) * 8;
@@ -312,8 +313,8 @@ fx_one(const struct rte_mbuf *m, uint16_t in_port, struct vsw_flow_key *key)
 }
 
 void
-vsw_flow_extract(const struct rte_mbuf *m, uint16_t in_port,
-	struct vsw_flow_key *key)
+vsw_flow_extract(
+	const struct rte_mbuf *m, uint16_t in_port, struct vsw_flow_key *key)
 {
 	fx_one(m, in_port, key);
 }
@@ -328,7 +329,8 @@ vsw_flow_extract_burst(struct rte_mbuf *const *pkts, uint32_t n,
 		rte_prefetch0(rte_pktmbuf_mtod(pkts[0], const void *));
 	for (i = 0; i < n; i++) {
 		if (i + 1 < n)
-			rte_prefetch0(rte_pktmbuf_mtod(pkts[i + 1], const void *));
+			rte_prefetch0(
+				rte_pktmbuf_mtod(pkts[i + 1], const void *));
 		fx_one(pkts[i], in_port, &keys[i]);
 	}
 }

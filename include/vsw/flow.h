@@ -60,7 +60,13 @@ vsw_flow_key_words(const struct vsw_flow_key *k)
 /*
  * Extract the key of one packet. Parses as far as the packet is valid and
  * never reads past its data (multi-segment mbufs included); a truncated
- * header leaves the fields it would have filled at zero.
+ * header leaves the fields it would have filled at zero. A header fills its
+ * fields only when complete: Ethernet 14 B, each VLAN tag 4 B (outer
+ * 0x8100/0x88a8 tag matched, one inner 0x8100 tag skipped), IPv4 with all
+ * its options, IPv6 40 B, each IPv6 extension header (hop-by-hop, routing,
+ * destination options, fragment; nw_proto follows the chain), TCP 20 B,
+ * UDP 8 B, SCTP 12 B, ICMP/ICMPv6 4 B, Ethernet/IPv4 ARP 28 B. L4 must lie
+ * inside the IP datagram's own length; later fragments have no L4 fields.
  */
 void vsw_flow_extract(const struct rte_mbuf *m, uint16_t in_port,
 	struct vsw_flow_key *key);

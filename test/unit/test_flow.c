@@ -374,8 +374,8 @@ extract_cut(const uint8_t *data, uint32_t len, const uint32_t *cuts,
 {
 	struct chain c;
 
-	vsw_flow_extract(chain_build(&c, data, len, cuts, n_cuts), IN_PORT,
-		key);
+	vsw_flow_extract(
+		chain_build(&c, data, len, cuts, n_cuts), IN_PORT, key);
 	chain_free(&c);
 }
 
@@ -391,7 +391,8 @@ key_check(const struct vsw_flow_key *got, const struct vsw_flow_key *exp,
 	for (i = 0; i < sizeof(*got); i++)
 		if (g[i] != e[i])
 			print_error("%s len %u cut %u: key byte %u is %#x, "
-				"expected %#x\n", what, len, cut, i, g[i], e[i]);
+				    "expected %#x\n",
+				what, len, cut, i, g[i], e[i]);
 	fail();
 }
 
@@ -408,7 +409,8 @@ check_packet(struct pb *b)
 		key_check(&got, pb_expect(b, len), "contiguous", len, 0);
 		for (cut[0] = 0; cut[0] <= len; cut[0] += len < 80 ? 1 : 7) {
 			extract_cut(b->d, len, cut, 1, &got);
-			key_check(&got, pb_expect(b, len), "2 segs", len, cut[0]);
+			key_check(
+				&got, pb_expect(b, len), "2 segs", len, cut[0]);
 		}
 		cut[0] = len ? rnd() % len : 0;
 		cut[1] = cut[0] + (len - cut[0] ? rnd() % (len - cut[0]) : 0);
@@ -729,8 +731,8 @@ test_malformed(void **state)
 static void
 test_random_packets(void **state)
 {
-	static const uint16_t types[] = {0x0800, 0x86dd, 0x8100, 0x88a8,
-		0x0806};
+	static const uint16_t types[] = {
+		0x0800, 0x86dd, 0x8100, 0x88a8, 0x0806};
 	static const uint8_t protos[] = {6, 17, 132, 1, 58, 0, 43, 44, 60};
 	struct rte_mbuf *pkts[32];
 	struct vsw_flow_key a, c, burst[32];
@@ -758,7 +760,8 @@ test_random_packets(void **state)
 		}
 		extract_cut(d, len, NULL, 0, &a);
 		cuts[0] = len ? rnd() % len : 0;
-		cuts[1] = cuts[0] + (len - cuts[0] ? rnd() % (len - cuts[0]) : 0);
+		cuts[1] =
+			cuts[0] + (len - cuts[0] ? rnd() % (len - cuts[0]) : 0);
 		extract_cut(d, len, cuts, 1 + rnd() % 2, &c);
 		key_check(&c, &a, "random", len, cuts[0]);
 		j = iter % 32;

@@ -314,6 +314,60 @@ vsw_switch_rule_del(struct vsw_switch *sw, const struct vsw_rule *match)
 	return 0;
 }
 
+/* Does rule r match at least everything match names, with its values? */
+static bool
+covers(const struct vsw_rule *match, const struct vsw_rule *r)
+{
+	const uint64_t *mk = vsw_flow_key_words(&match->key);
+	const uint64_t *mm = vsw_flow_key_words(&match->mask.m);
+	const uint64_t *rk = vsw_flow_key_words(&r->key);
+	const uint64_t *rm = vsw_flow_key_words(&r->mask.m);
+	unsigned i;
+
+	for (i = 0; i < VSW_FLOW_KEY_WORDS; i++)
+		if ((rm[i] & mm[i]) != mm[i] || (rk[i] & mm[i]) != mk[i])
+			return false;
+	return true;
+}
+
+int
+vsw_switch_rules_del_matching(
+	struct vsw_switch *sw, const struct vsw_rule *match)
+{
+	struct vsw_sw_rule **gone = calloc(sw->n_rules + 1, sizeof(*gone));
+	struct vsw_dpcls *cls = NULL;
+	unsigned n = 0, i;
+	uint32_t id;
+
+	if (gone == NULL)
+		return -ENOMEM;
+	for (id = 0; id < sw->cfg.max_rules; id++)
+		if (sw->by_id[id] != NULL &&
+			covers(match, &sw->by_id[id]->rule))
+			gone[n++] = sw->by_id[id];
+	if (n > 0 && (cls = vsw_dpcls_clone(sw->rules->cls)) == NULL)
+		n = UINT32_MAX;
+	for (i = 0; cls != NULL && i < n; i++)
+		if (vsw_dpcls_remove(cls, &gone[i]->rule.key,
+			    &gone[i]->rule.mask, gone[i]->rule.priority) < 0)
+			n = UINT32_MAX;
+	if (n == UINT32_MAX || (cls != NULL && publish(sw, cls) < 0)) {
+		vsw_dpcls_destroy(cls);
+		free(gone);
+		return -ENOMEM;
+	}
+	for (i = 0; i < n; i++) {
+		struct vsw_sw_rule **slot = hash_slot(sw, &gone[i]->rule);
+
+		*slot = gone[i]->hnext;
+		sw->by_id[gone[i]->id] = NULL;
+		sw->n_rules--;
+	}
+	rules_release(sw, gone, n);
+	free(gone);
+	return (int)n;
+}
+
 /* Detach every rule from the control lists; returns them (or NULL). */
 static struct vsw_sw_rule **
 detach_all(struct vsw_switch *sw, unsigned *n)

@@ -106,6 +106,13 @@ int vsw_switch_rules_add(struct vsw_switch *sw, const struct vsw_rule *rules,
 	unsigned n);
 /* Delete the rule with exactly this match: 0 or -ENOENT. */
 int vsw_switch_rule_del(struct vsw_switch *sw, const struct vsw_rule *match);
+/*
+ * Delete every rule that matches at least the fields match names, with the
+ * same values (ovs-ofctl del-flows without --strict; priority ignored; an
+ * empty match deletes all). Returns how many, or -ENOMEM (none deleted).
+ */
+int vsw_switch_rules_del_matching(struct vsw_switch *sw,
+	const struct vsw_rule *match);
 /* Replace the whole rule set by rules[0..n) in one publish. */
 int vsw_switch_rules_replace(struct vsw_switch *sw,
 	const struct vsw_rule *rules, unsigned n);

@@ -101,6 +101,43 @@ test_rule_changes(void **state)
 	ctx_free(c);
 }
 
+static void
+test_rule_del_matching(void **state)
+{
+	struct ctx *c = ctx_new(1, 4, 1);
+	struct vsw_rule m;
+
+	(void)state;
+	add_rule(c, "ip,actions=output:3");
+	add_rule(c, "arp,actions=flood");
+	add_rule(c, "priority=7,tcp,nw_dst=10.0.0.2,actions=output:1");
+	add_rule(c, "priority=8,dl_dst=02:00:00:00:00:01,actions=output:1");
+	/* Non-strict delete: every rule at least as specific as "ip". */
+	assert_int_equal(vsw_rule_parse("ip", VSW_RULE_PARSE_MATCH_ONLY, NULL,
+				 NULL, &m, NULL, 0),
+		0);
+	assert_int_equal(vsw_switch_rules_del_matching(c->sw, &m), 2);
+	assert_int_equal(vsw_switch_n_rules(c->sw), 2); /* arp, dl_dst */
+	assert_int_equal(send_ip(c, 0x0a000001, 8), 0x0);
+	assert_int_equal(vsw_switch_rules_del_matching(c->sw, &m), 0);
+	/* Unicast dl_dst (a partial mask): the dl_dst rule has it; arp
+	 * matches any dl_dst, so it stays. */
+	assert_int_equal(
+		vsw_rule_parse("dl_dst=00:00:00:00:00:00/"
+			       "01:00:00:00:00:00",
+			VSW_RULE_PARSE_MATCH_ONLY, NULL, NULL, &m, NULL, 0),
+		0);
+	assert_int_equal(vsw_switch_rules_del_matching(c->sw, &m), 1);
+	/* An empty match deletes all. */
+	assert_int_equal(vsw_rule_parse("", VSW_RULE_PARSE_MATCH_ONLY, NULL,
+				 NULL, &m, NULL, 0),
+		0);
+	assert_int_equal(vsw_switch_rules_del_matching(c->sw, &m), 1);
+	assert_int_equal(vsw_switch_n_rules(c->sw), 0);
+	check_identity(c);
+	ctx_free(c);
+}
+
 /* Average subtables visited per classifier hit for k packets to dip. */
 static double
 lookups_per_hit(struct ctx *c, uint32_t dip, unsigned k)
@@ -538,6 +575,7 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_rule_changes),
+		cmocka_unit_test(test_rule_del_matching),
 		cmocka_unit_test(test_rerank),
 		cmocka_unit_test(test_rerank_keeps_emc),
 		cmocka_unit_test(test_ports_and_pmds),

@@ -377,9 +377,16 @@ test_concurrent_replace(void **state)
 			memset(&seen[seq - PER_ROUND + k], 2, PER_ROUND - k);
 			refused += PER_ROUND - k;
 		}
-		assert_int_equal(vsw_switch_rules_replace(
-					 c->sw, i % 2 ? a : b, FLOWS + 1),
-			0);
+		/* Alternate the two writer paths: a whole new classifier, and
+		 * a clone whose rules get new actions (same matches). */
+		if (i % 4 < 2)
+			assert_int_equal(vsw_switch_rules_replace(c->sw,
+						 i % 2 ? a : b, FLOWS + 1),
+				0);
+		else
+			assert_int_equal(vsw_switch_rules_add(c->sw,
+						 i % 2 ? a : b, FLOWS + 1),
+				0);
 		received += drain_check(c, seen, seq);
 	}
 	for (spins = 0; spins < 20000000; spins++) {
@@ -397,7 +404,7 @@ test_concurrent_replace(void **state)
 	assert_int_equal(
 		s.c[VSW_PMD_DROP_NO_RULE] + s.c[VSW_PMD_DROP_ACTION], 0);
 	assert_int_equal(s.c[VSW_PMD_RX], received);
-	print_message("%u packets through %u rule-set replacements, %" PRIu64
+	print_message("%u packets through %u rule-set changes, %" PRIu64
 		      " EMC hits, %" PRIu64 " classifier hits\n",
 		received, REPLACES, s.c[VSW_PMD_EMC_HIT], s.c[VSW_PMD_CLS_HIT]);
 	check_identity(c);

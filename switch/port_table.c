@@ -213,3 +213,18 @@ vsw_switch_port_del(struct vsw_switch *sw, uint16_t port_no)
 	vsw_mac_table_flush_port(sw->mac, port_no);
 	return 0;
 }
+
+int
+vsw_switch_rxq_pmd(const struct vsw_switch *sw, uint16_t port_no,
+	uint16_t queue)
+{
+	/* Control thread: the only writer, so the table cannot change here. */
+	const struct vsw_port_table *t = sw->ports;
+
+	for (unsigned i = 0; i < sw->cfg.n_pmds; i++)
+		for (uint32_t k = t->rxq_first[i]; k < t->rxq_first[i + 1]; k++)
+			if (t->rxqs[k].port == port_no &&
+					t->rxqs[k].queue == queue)
+				return (int)i;
+	return -ENOENT;
+}

@@ -93,6 +93,10 @@ int vsw_switch_port_lookup(const char *name, void *sw);
 /* Name of a port or NULL (a vsw_rule_port_name_fn with arg = the switch). */
 const char *vsw_switch_port_name(uint16_t port_no, void *sw);
 unsigned vsw_switch_n_ports(const struct vsw_switch *sw);
+/* Which PMD polls rx queue (port_no, queue): its index, or -ENOENT.
+ * Control thread (pmd-rxq-show). */
+int vsw_switch_rxq_pmd(const struct vsw_switch *sw, uint16_t port_no,
+	uint16_t queue);
 
 /* ---- rules (control thread); each call publishes once ---- */
 

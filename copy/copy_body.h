@@ -1,0 +1,61 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The copy body, shared by every ISA file: that file defines
+ *   COPY_MOVE64U(d, s)  move 64 bytes, any alignment
+ *   COPY_MOVE64A(d, s)  move 64 bytes, d and s 64-byte aligned
+ *   COPY_MOVE64S(d, s)  move 64 bytes, d 64-byte aligned, s any
+ * and includes this once; its own compiler flags pick the instructions.
+ *
+ * Shape (the seed's rte_memcpy_aligned idea): one unaligned 64-byte move
+ * covers the head, dst is then 64-byte aligned (and src too when the
+ * buffers are co-aligned), aligned moves run 256 bytes per iteration, and
+ * one unaligned move of the last 64 bytes covers the tail. No byte loops.
+ */
+#ifndef COPY_BODY_H
+#define COPY_BODY_H
+
+static inline __attribute__((always_inline)) void
+copy_body(void *dst, const void *src, size_t n, bool coaligned)
+{
+	uint8_t *restrict d = dst;
+	const uint8_t *restrict s = src;
+	size_t off;
+
+	if (n <= 64) {
+		vsw_copy_small(d, s, n);
+		return;
+	}
+	if (n <= 128) {
+		COPY_MOVE64U(d, s);
+		COPY_MOVE64U(d + n - 64, s + n - 64);
+		return;
+	}
+	COPY_MOVE64U(d, s);
+	off = 64 - ((uintptr_t)d & 63);
+	d += off;
+	s += off;
+	n -= off;
+	/* n > 64 here: n was > 128 and off <= 64. */
+	if (coaligned) {
+		for (; n > 256; n -= 256, d += 256, s += 256) {
+			COPY_MOVE64A(d, s);
+			COPY_MOVE64A(d + 64, s + 64);
+			COPY_MOVE64A(d + 128, s + 128);
+			COPY_MOVE64A(d + 192, s + 192);
+		}
+		for (; n > 64; n -= 64, d += 64, s += 64)
+			COPY_MOVE64A(d, s);
+	} else {
+		for (; n > 256; n -= 256, d += 256, s += 256) {
+			COPY_MOVE64S(d, s);
+			COPY_MOVE64S(d + 64, s + 64);
+			COPY_MOVE64S(d + 128, s + 128);
+			COPY_MOVE64S(d + 192, s + 192);
+		}
+		for (; n > 64; n -= 64, d += 64, s += 64)
+			COPY_MOVE64S(d, s);
+	}
+	COPY_MOVE64U(d + n - 64, s + n - 64);
+}
+
+#endif /* COPY_BODY_H */

@@ -383,7 +383,7 @@ test_validator(void **state)
 static void
 test_disjoint(void **state)
 {
-	char buf[256];
+	static char buf[256];
 
 	(void)state;
 	assert_true(vsw_copy_disjoint(buf, buf + 128, 128));

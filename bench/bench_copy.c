@@ -41,6 +41,7 @@ struct opts {
 	const char *csv;
 	const char *plot;
 	int cpu;
+	int only;         /* one cache state, or -1 for all */
 	size_t large_min;
 };
 
@@ -233,9 +234,9 @@ run_group(int st, int c, unsigned si, uint8_t *base[2], size_t span,
 	const struct opts *o)
 {
 	struct bench_job j;
-	unsigned batches = st == ST_COLD ? (o->quick ? 5 : 15)
-					 : (o->quick ? 9 : 31);
-	double budget = st == ST_COLD ? 200e3 : 50e3;
+	unsigned batches = st == ST_COLD ? (o->quick ? 9 : 31)
+					 : (o->quick ? 11 : 41);
+	double budget = st == ST_COLD ? 400e3 : 50e3;
 	int attempt;
 	unsigned i;
 
@@ -376,11 +377,13 @@ usage(FILE *f)
 	fprintf(f,
 		"usage: vsw-bench-copy [--quick] [--csv FILE] [--plot FILE.png]\n"
 		"                      [--cpu N] [--large-min BYTES]\n"
+		"                      [--state hot|warm|cold]\n"
 		"  --quick      few sizes and batches (CI smoke, < 20 s)\n"
 		"  --csv        write every measurement as CSV\n"
 		"  --plot       PNG (gnuplot): hot aligned and hot co-aligned\n"
 		"  --cpu        pin to this CPU (default: the highest allowed)\n"
-		"  --large-min  vsw large-path (rep movsb) threshold; 0: off\n");
+		"  --large-min  vsw large-path (rep movsb) threshold; 0: off\n"
+		"  --state      measure one cache state only (tuning)\n");
 }
 
 static int
@@ -392,6 +395,7 @@ parse(int argc, char **argv, struct opts *o)
 		{"plot", required_argument, NULL, 'p'},
 		{"cpu", required_argument, NULL, 'C'},
 		{"large-min", required_argument, NULL, 'L'},
+		{"state", required_argument, NULL, 's'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -400,8 +404,9 @@ parse(int argc, char **argv, struct opts *o)
 
 	memset(o, 0, sizeof(*o));
 	o->cpu = -1;
+	o->only = -1;
 	o->large_min = 0;
-	while ((ch = getopt_long(argc, argv, "qc:p:C:L:h", lo, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, "qc:p:C:L:s:h", lo, NULL)) != -1) {
 		switch (ch) {
 		case 'q': o->quick = true; break;
 		case 'c': o->csv = optarg; break;
@@ -417,6 +422,13 @@ parse(int argc, char **argv, struct opts *o)
 				return -1;
 			if (o->large_min == 0)
 				o->large_min = SIZE_MAX;
+			break;
+		case 's':
+			for (o->only = 0; o->only < N_STATES; o->only++)
+				if (strcmp(optarg, state_names[o->only]) == 0)
+					break;
+			if (o->only == N_STATES)
+				return -1;
 			break;
 		case 'h': usage(stdout); exit(0);
 		default: return -1;
@@ -457,7 +469,6 @@ setup_impls(void)
 		snprintf(vsw_names[i], sizeof(vsw_names[i]), "vsw-%s", name);
 		add_impl(vsw_names[i], run_vsw, name, false);
 	}
-	add_impl("vsw-nostats", bench_run_nostats, "auto", true);
 }
 
 int
@@ -505,8 +516,10 @@ main(int argc, char **argv)
 	       "%.1f B/cycle = %.1f GB/s\n",
 		res.l1_store_isa, res.l1_store_bpc,
 		res.l1_store_bpc * res.tsc_ghz);
-	total = N_STATES * N_CASES * res.n_sizes;
+	total = (o.only < 0 ? N_STATES : 1) * N_CASES * res.n_sizes;
 	for (st = 0; st < N_STATES; st++) {
+		if (o.only >= 0 && st != o.only)
+			continue;
 		for (c = 0; c < N_CASES; c++) {
 			for (si = 0; si < res.n_sizes; si++) {
 				progress(done++, total, st, c, res.sizes[si]);

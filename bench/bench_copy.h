@@ -52,7 +52,6 @@ typedef void bench_runner(struct bench_job *j);
 	}
 
 void bench_run_rte(struct bench_job *j);     /* bench_copy_rte.c */
-void bench_run_nostats(struct bench_job *j); /* bench_copy_nostats.c */
 
 enum { ST_HOT, ST_WARM, ST_COLD, N_STATES };
 enum { N_CASES = 4, MAX_SIZES = 32, MAX_IMPLS = 10 };

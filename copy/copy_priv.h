@@ -34,8 +34,13 @@ extern size_t vsw_copy_large_min;
 static inline void
 copy_count(enum vsw_copy_path path, size_t n)
 {
+#ifdef VSW_COPY_STATS
 	vsw_copy_thread_stats.copies[path]++;
 	vsw_copy_thread_stats.bytes[path] += n;
+#else
+	(void)path;
+	(void)n;
+#endif
 }
 
 /* The large path: the CPU's own string copy (fast with ERMS/FSRM). */
@@ -53,42 +58,31 @@ copy_large(void *dst, const void *src, size_t n)
 }
 
 /*
- * Entry points of one ISA around its bodies (copy_body.h): route large
- * copies, count the path, run the body. Kept here so that every ISA counts
- * and routes the same way.
+ * Entry points of one ISA around its body (copy_body.h): the entries
+ * count the path and may route to the large path; the raw bodies (for the
+ * validator) do neither. The body tests sizes first, so the small and
+ * medium copies pay for no threshold load.
  */
 #define VSW_COPY_DEFINE_ISA(isa, name_, needs_, large_)                        \
 	static void copy_##isa##_aligned(void *dst, const void *src,           \
 		size_t n)                                                      \
 	{                                                                      \
-		if ((large_) && n >= vsw_copy_large_min) {                     \
-			copy_count(VSW_COPY_PATH_LARGE, n);                    \
-			copy_large(dst, src, n);                               \
-			return;                                                \
-		}                                                              \
-		copy_count(VSW_COPY_PATH_ALIGNED, n);                          \
-		copy_body(dst, src, n, true);                                  \
+		copy_body(dst, src, n, true, true, (large_));                  \
 	}                                                                      \
 	static void copy_##isa##_generic(void *dst, const void *src,           \
 		size_t n)                                                      \
 	{                                                                      \
-		if ((large_) && n >= vsw_copy_large_min) {                     \
-			copy_count(VSW_COPY_PATH_LARGE, n);                    \
-			copy_large(dst, src, n);                               \
-			return;                                                \
-		}                                                              \
-		copy_count(VSW_COPY_PATH_GENERIC, n);                          \
-		copy_body(dst, src, n, false);                                 \
+		copy_body(dst, src, n, false, true, (large_));                 \
 	}                                                                      \
 	static void copy_##isa##_aligned_raw(void *dst, const void *src,       \
 		size_t n)                                                      \
 	{                                                                      \
-		copy_body(dst, src, n, true);                                  \
+		copy_body(dst, src, n, true, false, false);                    \
 	}                                                                      \
 	static void copy_##isa##_generic_raw(void *dst, const void *src,       \
 		size_t n)                                                      \
 	{                                                                      \
-		copy_body(dst, src, n, false);                                 \
+		copy_body(dst, src, n, false, false, false);                   \
 	}                                                                      \
 	const struct vsw_copy_isa vsw_copy_isa_##isa = {                       \
 		.name = (name_),                                               \

@@ -42,6 +42,8 @@ struct opts {
 	const char *plot;
 	int cpu;
 	int only;         /* one cache state, or -1 for all */
+	unsigned n_sizes; /* from --sizes, or 0 */
+	size_t sizes[MAX_SIZES];
 	size_t large_min;
 };
 
@@ -377,13 +379,14 @@ usage(FILE *f)
 	fprintf(f,
 		"usage: vsw-bench-copy [--quick] [--csv FILE] [--plot FILE.png]\n"
 		"                      [--cpu N] [--large-min BYTES]\n"
-		"                      [--state hot|warm|cold]\n"
+		"                      [--state hot|warm|cold] [--sizes N,N,..]\n"
 		"  --quick      few sizes and batches (CI smoke, < 20 s)\n"
 		"  --csv        write every measurement as CSV\n"
 		"  --plot       PNG (gnuplot): hot aligned and hot co-aligned\n"
 		"  --cpu        pin to this CPU (default: the highest allowed)\n"
 		"  --large-min  vsw large-path (rep movsb) threshold; 0: off\n"
-		"  --state      measure one cache state only (tuning)\n");
+		"  --state      measure one cache state only (tuning)\n"
+		"  --sizes      measure these sizes only (1..65536; tuning)\n");
 }
 
 static int
@@ -396,6 +399,7 @@ parse(int argc, char **argv, struct opts *o)
 		{"cpu", required_argument, NULL, 'C'},
 		{"large-min", required_argument, NULL, 'L'},
 		{"state", required_argument, NULL, 's'},
+		{"sizes", required_argument, NULL, 'S'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -406,7 +410,7 @@ parse(int argc, char **argv, struct opts *o)
 	o->cpu = -1;
 	o->only = -1;
 	o->large_min = 0;
-	while ((ch = getopt_long(argc, argv, "qc:p:C:L:s:h", lo, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, "qc:p:C:L:s:S:h", lo, NULL)) != -1) {
 		switch (ch) {
 		case 'q': o->quick = true; break;
 		case 'c': o->csv = optarg; break;
@@ -429,6 +433,16 @@ parse(int argc, char **argv, struct opts *o)
 					break;
 			if (o->only == N_STATES)
 				return -1;
+			break;
+		case 'S':
+			for (end = optarg; *end != '\0' && o->n_sizes < MAX_SIZES;) {
+				o->sizes[o->n_sizes] = strtoull(end, &end, 0);
+				if (o->sizes[o->n_sizes] == 0 ||
+					o->sizes[o->n_sizes++] > 65536 ||
+					(*end != ',' && *end != '\0'))
+					return -1;
+				end += *end == ',';
+			}
 			break;
 		case 'h': usage(stdout); exit(0);
 		default: return -1;
@@ -501,6 +515,10 @@ main(int argc, char **argv)
 			      : sizeof(full_sizes) / sizeof(size_t);
 	memcpy(res.sizes, o.quick ? quick_sizes : full_sizes,
 		res.n_sizes * sizeof(size_t));
+	if (o.n_sizes > 0) {
+		res.n_sizes = o.n_sizes;
+		memcpy(res.sizes, o.sizes, o.n_sizes * sizeof(size_t));
+	}
 	setup_impls();
 	for (st = 0; st < N_STATES; st++) {
 		base[st][0] = region(spans[st]);

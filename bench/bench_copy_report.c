@@ -55,9 +55,11 @@ bench_report_table(const struct bench_results *r, int st, int c)
 
 			if (r->impls[i].hot_only && st != 0)
 				continue;
-			printf(" %*.1f", w < 6 ? 6 : w, bpc(r, st, c, si, i));
+			v = bpc(r, st, c, si, i);
+			printf(" %*.*f", w < 6 ? 6 : w, v < 10 ? 2 : 1, v);
 			noisy |= r->cell[st][c][si][i].noisy;
 		}
+		v = bpc(r, st, c, si, I_VSW);
 		printf(" | %8.1f %8.2f %8.2f %8.2f%s\n", v * r->tsc_ghz,
 			m > 0 ? v / m : 0, t > 0 ? v / t : 0,
 			ratio_best(r, st, c, si), noisy ? " (noisy)" : "");

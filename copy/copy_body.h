@@ -6,6 +6,8 @@
  *   COPY_MOVE64S(d, s)  move 64 bytes, d 64-byte aligned, s any
  * and includes this once; its own compiler flags pick the instructions.
  *
+ * Takes n > 64 only (see struct vsw_copy_ops).
+ *
  * Shape (the seed's rte_memcpy_aligned idea): one unaligned 64-byte move
  * covers the head, dst is then 64-byte aligned (and src too when the
  * buffers are co-aligned), aligned moves run 256 bytes per iteration, up to three
@@ -35,12 +37,10 @@ copy_body(void *dst, const void *src, size_t n, bool coaligned, bool entry,
 	const uint8_t *restrict s = src;
 	size_t off;
 
-	if (n <= 64) {
-		if (entry)
-			copy_count(path, n);
-		vsw_copy_small(d, s, n);
-		return;
-	}
+	/* The dispatcher keeps n <= VSW_COPY_SMALL_MAX (64) inline. */
+#ifdef VSW_COPY_DEBUG
+	assert(n > VSW_COPY_SMALL_MAX);
+#endif
 	if (n <= 128) {
 		if (entry)
 			copy_count(path, n);

@@ -2,8 +2,11 @@
 /*
  * vsw copy engine: every guest copy goes through vsw_copy().
  *
- * vsw_copy(dst, src, n) copies n bytes; the buffers must NOT overlap (debug
- * builds, i.e. without NDEBUG, assert this). It is an inline dispatcher:
+ * vsw_copy(dst, src, n) copies n bytes; the buffers must NOT overlap. Debug
+ * builds (meson buildtype=debug, or -Dvalidator=true: VSW_COPY_DEBUG, and
+ * no NDEBUG) assert it on every copy; debugoptimized and release builds do
+ * not, because the check measured ~0.5-1 TSC cycle on copies of 4-32 bytes
+ * (up to a third of their cost). It is an inline dispatcher:
  *   n <= VSW_COPY_SMALL_MAX            straight-line overlapping moves, here
  *   ((dst ^ src) & 63) == 0            the aligned path (co-aligned buffers)
  *   otherwise                          the generic path
@@ -71,7 +74,8 @@ struct vsw_copy_stats {
 
 typedef void vsw_copy_fn(void *dst, const void *src, size_t n);
 
-/* The out-of-line paths of the active implementation (immutable tables). */
+/* The out-of-line paths of the active implementation (immutable tables);
+ * they take only n > VSW_COPY_SMALL_MAX. */
 struct vsw_copy_ops {
 	vsw_copy_fn *aligned;
 	vsw_copy_fn *generic;
@@ -141,7 +145,10 @@ vsw_copy_disjoint(const void *dst, const void *src, size_t n)
 {
 	uintptr_t d = (uintptr_t)dst, s = (uintptr_t)src;
 
-	return n == 0 || (d - s >= n && s - d >= n);
+	/* |d - s| >= n in one unsigned compare (cheap enough for an assert
+	 * on every copy of a debug build): d - s + n - 1 wraps below 2n - 1
+	 * exactly when the ranges overlap. */
+	return n == 0 || d - s + n - 1 >= 2 * n - 1;
 }
 
 /*
@@ -152,7 +159,9 @@ vsw_copy(void *dst, const void *src, size_t n)
 {
 	const struct vsw_copy_ops *ops;
 
+#ifdef VSW_COPY_DEBUG
 	assert(vsw_copy_disjoint(dst, src, n));
+#endif
 	if (n <= VSW_COPY_SMALL_MAX) {
 		vsw_copy_small(dst, src, n);
 #ifdef VSW_COPY_STATS

@@ -393,6 +393,22 @@ test_disjoint(void **state)
 	assert_false(vsw_copy_disjoint(buf + 127, buf, 128));
 	assert_false(vsw_copy_disjoint(buf, buf, 1));
 	assert_true(vsw_copy_disjoint(buf, buf, 0));
+	/* Against the plain two-sided definition, near and far, both ways. */
+	{
+		uint64_t st = 77;
+		int i;
+
+		for (i = 0; i < 100000; i++) {
+			uintptr_t d = (uintptr_t)rnd(&st);
+			uintptr_t s = i & 1 ? d + (rnd(&st) % 512) - 256
+					    : (uintptr_t)rnd(&st);
+			size_t n = rnd(&st) % (i & 2 ? 300 : 1u << 20);
+			bool want = n == 0 || (d >= s ? d - s >= n : s - d >= n);
+
+			assert_int_equal(vsw_copy_disjoint((void *)d,
+						 (void *)s, n), want);
+		}
+	}
 }
 
 int

@@ -225,6 +225,8 @@ job_init(struct bench_job *j, uint8_t *dbase, uint8_t *sbase, size_t span,
 		j->step++;
 	if (j->nslots == 1)
 		j->step = 0;
+	j->stepb = j->step * j->stride;
+	j->wrap = j->nslots * j->stride;
 }
 
 static void

@@ -22,33 +22,35 @@ struct bench_job {
 	size_t step;      /* slot increment, coprime with nslots */
 	size_t pos;       /* next slot; kept across batches */
 	uint64_t iters;
+	size_t stepb;     /* step * stride */
+	size_t wrap;      /* nslots * stride */
 };
 
 typedef void bench_runner(struct bench_job *j);
 
 /*
  * The barrier after each copy keeps the compiler from merging or dropping
- * repeated copies into the same buffer; it costs no instruction.
+ * repeated copies into the same buffer; it costs no instruction. It also
+ * makes the loop reload stepb and wrap from *j, which keeps the values
+ * live across the copy down to six: no runner then spills loop state
+ * around its calls (stores that would compete with the copy's).
  */
 #define BENCH_COPY_RUNNER(fn, copy)                                            \
 	void fn(struct bench_job *j)                                           \
 	{                                                                      \
 		uint8_t *d = j->dst;                                           \
 		const uint8_t *s = j->src;                                     \
-		size_t n = j->n, pos = j->pos, stride = j->stride;             \
-		size_t nslots = j->nslots, step = j->step;                     \
+		size_t n = j->n, off = j->pos * j->stride;                     \
 		uint64_t i;                                                    \
                                                                                \
-		for (i = 0; i < j->iters; i++) {                               \
-			size_t off = pos * stride;                             \
-                                                                               \
+		for (i = j->iters; i > 0; i--) {                               \
 			copy(d + off, s + off, n);                             \
 			__asm__ volatile("" : : "r"(d), "r"(s) : "memory");    \
-			pos += step;                                           \
-			if (pos >= nslots)                                     \
-				pos -= nslots;                                 \
+			off += j->stepb;                                       \
+			if (off >= j->wrap)                                    \
+				off -= j->wrap;                                \
 		}                                                              \
-		j->pos = pos;                                                  \
+		j->pos = off / j->stride;                                      \
 	}
 
 void bench_run_rte(struct bench_job *j);     /* bench_copy_rte.c */

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Copy engine, AVX2 variant: 64-byte moves as two 32-byte vectors. This
+ * Copy engine, AVX2 variant: a 64-byte unit is two 32-byte vectors. This
  * file alone is compiled with -mavx2; copy.c calls it only when CPUID (and
  * the OS's XCR0) say AVX2 runs. Any thread; trusts its caller for
  * non-overlapping buffers.
@@ -9,30 +9,38 @@
 
 #include "copy_priv.h"
 
-static inline __attribute__((always_inline)) void
-move64(uint8_t *d, const uint8_t *s, bool d_al, bool s_al)
-{
-	__m256i a, b;
+typedef struct {
+	__m256i lo, hi;
+} v64;
 
-	if (s_al) {
-		a = _mm256_load_si256((const __m256i *)s);
-		b = _mm256_load_si256((const __m256i *)(s + 32));
-	} else {
-		a = _mm256_loadu_si256((const __m256i *)s);
-		b = _mm256_loadu_si256((const __m256i *)(s + 32));
-	}
-	if (d_al) {
-		_mm256_store_si256((__m256i *)d, a);
-		_mm256_store_si256((__m256i *)(d + 32), b);
-	} else {
-		_mm256_storeu_si256((__m256i *)d, a);
-		_mm256_storeu_si256((__m256i *)(d + 32), b);
-	}
+static inline __attribute__((always_inline)) v64
+v64_loadu(const uint8_t *s)
+{
+	return (v64){_mm256_loadu_si256((const __m256i *)s),
+		_mm256_loadu_si256((const __m256i *)(s + 32))};
 }
 
-#define COPY_MOVE64U(d, s) move64((d), (s), false, false)
-#define COPY_MOVE64A(d, s) move64((d), (s), true, true)
-#define COPY_MOVE64S(d, s) move64((d), (s), true, false)
+static inline __attribute__((always_inline)) v64
+v64_loada(const uint8_t *s)
+{
+	return (v64){_mm256_load_si256((const __m256i *)s),
+		_mm256_load_si256((const __m256i *)(s + 32))};
+}
+
+static inline __attribute__((always_inline)) void
+v64_storeu(uint8_t *d, v64 v)
+{
+	_mm256_storeu_si256((__m256i *)d, v.lo);
+	_mm256_storeu_si256((__m256i *)(d + 32), v.hi);
+}
+
+static inline __attribute__((always_inline)) void
+v64_storea(uint8_t *d, v64 v)
+{
+	_mm256_store_si256((__m256i *)d, v.lo);
+	_mm256_store_si256((__m256i *)(d + 32), v.hi);
+}
+
 #include "copy_body.h"
 
 VSW_COPY_DEFINE_ISA(avx2, "avx2", VSW_COPY_CPU_AVX2, true);

@@ -1,19 +1,19 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The copy body, shared by every ISA file: that file defines
- *   COPY_MOVE64U(d, s)  move 64 bytes, any alignment
- *   COPY_MOVE64A(d, s)  move 64 bytes, d and s 64-byte aligned
- *   COPY_MOVE64S(d, s)  move 64 bytes, d 64-byte aligned, s any
- * and includes this once; its own compiler flags pick the instructions.
+ * The copy body, shared by every ISA file: that file defines the type v64
+ * (64 bytes in registers) and v64_loadu/v64_loada/v64_storeu/v64_storea
+ * (unaligned and 64-byte aligned), then includes this once; its own
+ * compiler flags pick the instructions.
  *
  * Takes n > 64 only (see struct vsw_copy_ops).
  *
- * Shape (the seed's rte_memcpy_aligned idea): one unaligned 64-byte move
- * covers the head, dst is then 64-byte aligned (and src too when the
- * buffers are co-aligned), aligned moves run 256 bytes per iteration, up to three
- * more cover what is left but 1..64 bytes, and one unaligned move of the
- * last 64 bytes covers that tail. Up to 256 bytes: straight-line
- * overlapping moves. No byte loops.
+ * Shape: up to 512 bytes, straight-line overlapping 64-byte moves from
+ * both ends (2, 4 or 8), all loads before the stores. Above, the seed's
+ * rte_memcpy_aligned idea: one unaligned move covers the head, dst is then
+ * 64-byte aligned (and src too when the buffers are co-aligned), aligned
+ * moves run 256 bytes per iteration, up to three more cover what is left
+ * but 1..64 bytes, and one unaligned move of the last 64 bytes covers that
+ * tail. No byte loops.
  */
 #ifndef COPY_BODY_H
 #define COPY_BODY_H
@@ -27,81 +27,109 @@
  */
 #define COPY_PREFETCH(s) __builtin_prefetch((s) + 1024, 0, 3)
 
+/* Up to 512 bytes: 2, 4 or 8 overlapping moves, no alignment work. */
+static inline __attribute__((always_inline)) void
+copy_upto512(uint8_t *restrict d, const uint8_t *restrict s, size_t n)
+{
+	v64 a, b, c, e, f, g, h, k;
+
+	if (n <= 128) {
+		a = v64_loadu(s);
+		b = v64_loadu(s + n - 64);
+		v64_storeu(d, a);
+		v64_storeu(d + n - 64, b);
+	} else if (n <= 256) {
+		a = v64_loadu(s);
+		b = v64_loadu(s + 64);
+		c = v64_loadu(s + n - 128);
+		e = v64_loadu(s + n - 64);
+		v64_storeu(d, a);
+		v64_storeu(d + 64, b);
+		v64_storeu(d + n - 128, c);
+		v64_storeu(d + n - 64, e);
+	} else {
+		a = v64_loadu(s);
+		b = v64_loadu(s + 64);
+		c = v64_loadu(s + 128);
+		e = v64_loadu(s + 192);
+		f = v64_loadu(s + n - 256);
+		g = v64_loadu(s + n - 192);
+		h = v64_loadu(s + n - 128);
+		k = v64_loadu(s + n - 64);
+		v64_storeu(d, a);
+		v64_storeu(d + 64, b);
+		v64_storeu(d + 128, c);
+		v64_storeu(d + 192, e);
+		v64_storeu(d + n - 256, f);
+		v64_storeu(d + n - 192, g);
+		v64_storeu(d + n - 128, h);
+		v64_storeu(d + n - 64, k);
+	}
+}
+
+/* Above 512 bytes: aligned stores; aligned loads too when co-aligned. */
+static inline __attribute__((always_inline)) void
+copy_loop(uint8_t *restrict d, const uint8_t *restrict s, size_t n,
+	bool coaligned)
+{
+	v64 head = v64_loadu(s), tail = v64_loadu(s + n - 64);
+	uint8_t *dt = d + n - 64;
+	size_t off = 64 - ((uintptr_t)d & 63);
+
+	v64_storeu(d, head);
+	d += off;
+	s += off;
+	n -= off;
+	/* n > 448 here: n was > 512 and off <= 64. */
+	for (; n > 256; n -= 256, d += 256, s += 256) {
+		v64 a, b, c, e;
+
+		COPY_PREFETCH(s);
+		a = coaligned ? v64_loada(s) : v64_loadu(s);
+		b = coaligned ? v64_loada(s + 64) : v64_loadu(s + 64);
+		c = coaligned ? v64_loada(s + 128) : v64_loadu(s + 128);
+		e = coaligned ? v64_loada(s + 192) : v64_loadu(s + 192);
+		v64_storea(d, a);
+		v64_storea(d + 64, b);
+		v64_storea(d + 128, c);
+		v64_storea(d + 192, e);
+	}
+	/* 1..256 left: up to three aligned moves, then the tail. */
+	if (n > 64)
+		v64_storea(d, coaligned ? v64_loada(s) : v64_loadu(s));
+	if (n > 128)
+		v64_storea(d + 64,
+			coaligned ? v64_loada(s + 64) : v64_loadu(s + 64));
+	if (n > 192)
+		v64_storea(d + 128,
+			coaligned ? v64_loada(s + 128) : v64_loadu(s + 128));
+	v64_storeu(dt, tail);
+}
+
 static inline __attribute__((always_inline)) void
 copy_body(void *dst, const void *src, size_t n, bool coaligned, bool entry,
 	bool large)
 {
-	enum vsw_copy_path path =
-		coaligned ? VSW_COPY_PATH_ALIGNED : VSW_COPY_PATH_GENERIC;
-	uint8_t *restrict d = dst;
-	const uint8_t *restrict s = src;
-	size_t off;
-
-	/* The dispatcher keeps n <= VSW_COPY_SMALL_MAX (64) inline. */
 #ifdef VSW_COPY_DEBUG
 	assert(n > VSW_COPY_SMALL_MAX);
 #endif
-	if (n <= 128) {
+	if (n <= 512) {
 		if (entry)
-			copy_count(path, n);
-		COPY_MOVE64U(d, s);
-		COPY_MOVE64U(d + n - 64, s + n - 64);
-		return;
-	}
-	if (n <= 256) {
-		if (entry)
-			copy_count(path, n);
-		COPY_MOVE64U(d, s);
-		COPY_MOVE64U(d + 64, s + 64);
-		COPY_MOVE64U(d + n - 128, s + n - 128);
-		COPY_MOVE64U(d + n - 64, s + n - 64);
+			copy_count(coaligned ? VSW_COPY_PATH_ALIGNED
+					     : VSW_COPY_PATH_GENERIC, n);
+		copy_upto512(dst, src, n);
 		return;
 	}
 	/* Only entries route to the large path; raw bodies never do. */
 	if (entry && large && n >= vsw_copy_large_min) {
 		copy_count(VSW_COPY_PATH_LARGE, n);
-		copy_large(d, s, n);
+		copy_large(dst, src, n);
 		return;
 	}
 	if (entry)
-		copy_count(path, n);
-	COPY_MOVE64U(d, s);
-	off = 64 - ((uintptr_t)d & 63);
-	d += off;
-	s += off;
-	n -= off;
-	/* n > 192 here: n was > 256 and off <= 64. */
-	if (coaligned) {
-		for (; n > 256; n -= 256, d += 256, s += 256) {
-			COPY_PREFETCH(s);
-			COPY_MOVE64A(d, s);
-			COPY_MOVE64A(d + 64, s + 64);
-			COPY_MOVE64A(d + 128, s + 128);
-			COPY_MOVE64A(d + 192, s + 192);
-		}
-		if (n > 64)
-			COPY_MOVE64A(d, s);
-		if (n > 128)
-			COPY_MOVE64A(d + 64, s + 64);
-		if (n > 192)
-			COPY_MOVE64A(d + 128, s + 128);
-	} else {
-		for (; n > 256; n -= 256, d += 256, s += 256) {
-			COPY_PREFETCH(s);
-			COPY_MOVE64S(d, s);
-			COPY_MOVE64S(d + 64, s + 64);
-			COPY_MOVE64S(d + 128, s + 128);
-			COPY_MOVE64S(d + 192, s + 192);
-		}
-		if (n > 64)
-			COPY_MOVE64S(d, s);
-		if (n > 128)
-			COPY_MOVE64S(d + 64, s + 64);
-		if (n > 192)
-			COPY_MOVE64S(d + 128, s + 128);
-	}
-	/* 1..64 bytes left past the aligned moves: one overlapping move. */
-	COPY_MOVE64U(d + n - 64, s + n - 64);
+		copy_count(coaligned ? VSW_COPY_PATH_ALIGNED
+				     : VSW_COPY_PATH_GENERIC, n);
+	copy_loop(dst, src, n, coaligned);
 }
 
 #endif /* COPY_BODY_H */

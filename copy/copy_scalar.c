@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Copy engine, portable C variant: the reference body with 8-byte words.
+ * Copy engine, portable C variant: a 64-byte unit is eight 8-byte words.
  * Builds on every architecture; on non-x86 it is the only variant. Built
  * with -fno-builtin (and, on gcc, no loop-to-memcpy rewriting) so that it
  * stays our own code rather than a call to the C library's memcpy.
@@ -8,18 +8,28 @@
  */
 #include "copy_priv.h"
 
-static inline __attribute__((always_inline)) void
-move64(uint8_t *restrict d, const uint8_t *restrict s)
-{
+typedef struct {
 	uint64_t w[8];
+} v64;
 
-	__builtin_memcpy(w, s, sizeof(w));
-	__builtin_memcpy(d, w, sizeof(w));
+static inline __attribute__((always_inline)) v64
+v64_loadu(const uint8_t *s)
+{
+	v64 v;
+
+	__builtin_memcpy(&v, s, sizeof(v));
+	return v;
 }
 
-#define COPY_MOVE64U(d, s) move64((d), (s))
-#define COPY_MOVE64A(d, s) move64((d), (s))
-#define COPY_MOVE64S(d, s) move64((d), (s))
+static inline __attribute__((always_inline)) void
+v64_storeu(uint8_t *d, v64 v)
+{
+	__builtin_memcpy(d, &v, sizeof(v));
+}
+
+#define v64_loada v64_loadu
+#define v64_storea v64_storeu
+
 #include "copy_body.h"
 
 VSW_COPY_DEFINE_ISA(scalar, "scalar", 0, false);

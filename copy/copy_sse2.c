@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Copy engine, SSE2 variant (x86-64 baseline): 64-byte moves as four
+ * Copy engine, SSE2 variant (x86-64 baseline): a 64-byte unit is four
  * 16-byte vectors. Runs on any thread; trusts its caller for
  * non-overlapping buffers.
  */
@@ -8,26 +8,50 @@
 
 #include "copy_priv.h"
 
-static inline __attribute__((always_inline)) void
-move64(uint8_t *d, const uint8_t *s, bool d_al, bool s_al)
+typedef struct {
+	__m128i x[4];
+} v64;
+
+static inline __attribute__((always_inline)) v64
+v64_loadu(const uint8_t *s)
 {
-	__m128i v[4];
+	v64 v;
 	int i;
 
 	for (i = 0; i < 4; i++)
-		v[i] = s_al ? _mm_load_si128((const __m128i *)(s + 16 * i))
-			    : _mm_loadu_si128((const __m128i *)(s + 16 * i));
-	for (i = 0; i < 4; i++) {
-		if (d_al)
-			_mm_store_si128((__m128i *)(d + 16 * i), v[i]);
-		else
-			_mm_storeu_si128((__m128i *)(d + 16 * i), v[i]);
-	}
+		v.x[i] = _mm_loadu_si128((const __m128i *)(s + 16 * i));
+	return v;
 }
 
-#define COPY_MOVE64U(d, s) move64((d), (s), false, false)
-#define COPY_MOVE64A(d, s) move64((d), (s), true, true)
-#define COPY_MOVE64S(d, s) move64((d), (s), true, false)
+static inline __attribute__((always_inline)) v64
+v64_loada(const uint8_t *s)
+{
+	v64 v;
+	int i;
+
+	for (i = 0; i < 4; i++)
+		v.x[i] = _mm_load_si128((const __m128i *)(s + 16 * i));
+	return v;
+}
+
+static inline __attribute__((always_inline)) void
+v64_storeu(uint8_t *d, v64 v)
+{
+	int i;
+
+	for (i = 0; i < 4; i++)
+		_mm_storeu_si128((__m128i *)(d + 16 * i), v.x[i]);
+}
+
+static inline __attribute__((always_inline)) void
+v64_storea(uint8_t *d, v64 v)
+{
+	int i;
+
+	for (i = 0; i < 4; i++)
+		_mm_store_si128((__m128i *)(d + 16 * i), v.x[i]);
+}
+
 #include "copy_body.h"
 
 VSW_COPY_DEFINE_ISA(sse2, "sse2", VSW_COPY_CPU_SSE2, true);

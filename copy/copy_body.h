@@ -8,7 +8,7 @@
  * Takes n > 64 only (see struct vsw_copy_ops).
  *
  * Shape: up to 512 bytes, straight-line overlapping 64-byte moves from
- * both ends (2, 4 or 8), all loads before the stores. Above, the seed's
+ * both ends (2, 4 or 8). Above, the seed's
  * rte_memcpy_aligned idea: one unaligned move covers the head, dst is then
  * 64-byte aligned (and src too when the buffers are co-aligned), aligned
  * moves run 256 bytes per iteration, up to three more cover what is left
@@ -19,52 +19,47 @@
 #define COPY_BODY_H
 
 /*
- * One software prefetch per 256-byte iteration, 1 KiB ahead on the source:
- * the hardware prefetchers stop at page boundaries, and a cold copy of a
- * few KiB crosses one or two. Measured: cold 4-16 KiB copies gained ~10-20%,
- * hot ones did not move beyond noise (four prefetches per iteration cost a
- * few percent hot). Prefetching past the end of src is harmless.
+ * Per 256-byte iteration, one prefetch 1 KiB ahead on the source and one
+ * (for write) on the destination: the hardware prefetchers stop at page
+ * boundaries, and a cold copy of a few KiB crosses one or two. Measured on
+ * cold 4-16 KiB copies: the source prefetch gained ~10-20%, the destination
+ * one another ~5% (0.86-0.90 -> 0.93-0.99 of glibc's rep movsb); hot
+ * copies moved within noise (2-3%), and more prefetches per iteration cost
+ * more hot than they gained cold. Prefetching past the end is harmless.
  */
-#define COPY_PREFETCH(s) __builtin_prefetch((s) + 1024, 0, 3)
+#define COPY_PREFETCH(d, s)                                                    \
+	do {                                                                   \
+		__builtin_prefetch((s) + 1024, 0, 3);                          \
+		__builtin_prefetch((d) + 1024, 1, 3);                          \
+	} while (0)
 
-/* Up to 512 bytes: 2, 4 or 8 overlapping moves, no alignment work. */
+/*
+ * Up to 512 bytes: 2, 4 or 8 overlapping moves, no alignment work. Moves
+ * go in pairs (load, load, store, store): src and dst never overlap, and
+ * pairs fit the registers of every ISA (SSE2 holds a unit in 4 of its 16
+ * registers; eight units live at once spilled to the stack).
+ */
+static inline __attribute__((always_inline)) void
+copy_pair(uint8_t *restrict d, const uint8_t *restrict s, size_t o1,
+	size_t o2)
+{
+	v64 a = v64_loadu(s + o1), b = v64_loadu(s + o2);
+
+	v64_storeu(d + o1, a);
+	v64_storeu(d + o2, b);
+}
+
 static inline __attribute__((always_inline)) void
 copy_upto512(uint8_t *restrict d, const uint8_t *restrict s, size_t n)
 {
-	v64 a, b, c, e, f, g, h, k;
-
-	if (n <= 128) {
-		a = v64_loadu(s);
-		b = v64_loadu(s + n - 64);
-		v64_storeu(d, a);
-		v64_storeu(d + n - 64, b);
-	} else if (n <= 256) {
-		a = v64_loadu(s);
-		b = v64_loadu(s + 64);
-		c = v64_loadu(s + n - 128);
-		e = v64_loadu(s + n - 64);
-		v64_storeu(d, a);
-		v64_storeu(d + 64, b);
-		v64_storeu(d + n - 128, c);
-		v64_storeu(d + n - 64, e);
-	} else {
-		a = v64_loadu(s);
-		b = v64_loadu(s + 64);
-		c = v64_loadu(s + 128);
-		e = v64_loadu(s + 192);
-		f = v64_loadu(s + n - 256);
-		g = v64_loadu(s + n - 192);
-		h = v64_loadu(s + n - 128);
-		k = v64_loadu(s + n - 64);
-		v64_storeu(d, a);
-		v64_storeu(d + 64, b);
-		v64_storeu(d + 128, c);
-		v64_storeu(d + 192, e);
-		v64_storeu(d + n - 256, f);
-		v64_storeu(d + n - 192, g);
-		v64_storeu(d + n - 128, h);
-		v64_storeu(d + n - 64, k);
-	}
+	copy_pair(d, s, 0, n - 64);
+	if (n <= 128)
+		return;
+	copy_pair(d, s, 64, n - 128);
+	if (n <= 256)
+		return;
+	copy_pair(d, s, 128, n - 192);
+	copy_pair(d, s, 192, n - 256);
 }
 
 /* Above 512 bytes: aligned stores; aligned loads too when co-aligned. */
@@ -84,7 +79,7 @@ copy_loop(uint8_t *restrict d, const uint8_t *restrict s, size_t n,
 	for (; n > 256; n -= 256, d += 256, s += 256) {
 		v64 a, b, c, e;
 
-		COPY_PREFETCH(s);
+		COPY_PREFETCH(d, s);
 		a = coaligned ? v64_loada(s) : v64_loadu(s);
 		b = coaligned ? v64_loada(s + 64) : v64_loadu(s + 64);
 		c = coaligned ? v64_loada(s + 128) : v64_loadu(s + 128);

@@ -8,48 +8,49 @@
 
 #include "copy_priv.h"
 
+/* Named members, not an array: gcc kept an array of vectors on the stack. */
 typedef struct {
-	__m128i x[4];
+	__m128i a, b, c, d;
 } v64;
 
 static inline __attribute__((always_inline)) v64
 v64_loadu(const uint8_t *s)
 {
-	v64 v;
-	int i;
+	const __m128i *p = (const __m128i *)s;
 
-	for (i = 0; i < 4; i++)
-		v.x[i] = _mm_loadu_si128((const __m128i *)(s + 16 * i));
-	return v;
+	return (v64){_mm_loadu_si128(p), _mm_loadu_si128(p + 1),
+		_mm_loadu_si128(p + 2), _mm_loadu_si128(p + 3)};
 }
 
 static inline __attribute__((always_inline)) v64
 v64_loada(const uint8_t *s)
 {
-	v64 v;
-	int i;
+	const __m128i *p = (const __m128i *)s;
 
-	for (i = 0; i < 4; i++)
-		v.x[i] = _mm_load_si128((const __m128i *)(s + 16 * i));
-	return v;
+	return (v64){_mm_load_si128(p), _mm_load_si128(p + 1),
+		_mm_load_si128(p + 2), _mm_load_si128(p + 3)};
 }
 
 static inline __attribute__((always_inline)) void
 v64_storeu(uint8_t *d, v64 v)
 {
-	int i;
+	__m128i *p = (__m128i *)d;
 
-	for (i = 0; i < 4; i++)
-		_mm_storeu_si128((__m128i *)(d + 16 * i), v.x[i]);
+	_mm_storeu_si128(p, v.a);
+	_mm_storeu_si128(p + 1, v.b);
+	_mm_storeu_si128(p + 2, v.c);
+	_mm_storeu_si128(p + 3, v.d);
 }
 
 static inline __attribute__((always_inline)) void
 v64_storea(uint8_t *d, v64 v)
 {
-	int i;
+	__m128i *p = (__m128i *)d;
 
-	for (i = 0; i < 4; i++)
-		_mm_store_si128((__m128i *)(d + 16 * i), v.x[i]);
+	_mm_store_si128(p, v.a);
+	_mm_store_si128(p + 1, v.b);
+	_mm_store_si128(p + 2, v.c);
+	_mm_store_si128(p + 3, v.d);
 }
 
 #include "copy_body.h"

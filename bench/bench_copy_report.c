@@ -149,7 +149,7 @@ bench_report_plot(const struct bench_results *r, const char *path)
 		perror("gnuplot");
 		return -1;
 	}
-	fprintf(g, "set terminal pngcairo size 1600,650 font ',10'\n"
+	fprintf(g, "set terminal pngcairo noenhanced size 1600,650 font ',10'\n"
 		   "set output '%s'\n", path);
 	for (p = 0; p < 2; p++)
 		plot_block(g, r, panels[p]);

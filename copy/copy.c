@@ -1,0 +1,458 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Copy engine control: the implementation registry, CPUID probing, the
+ * start-up choice, run-time selection by name, the large-path threshold,
+ * the validator and the per-thread counters.
+ *
+ * Threads: selection, validator and threshold calls come from the control
+ * thread; data threads only read vsw_copy_active_ops (one atomic pointer to
+ * an immutable table) and write their own thread-local counters.
+ * Trust: callers of vsw_copy() promise disjoint buffers; names passed to
+ * vsw_copy_impl_set() are untrusted strings (a CLI will forward them).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#if defined(__x86_64__)
+#include <cpuid.h>
+#endif
+
+#include "copy_priv.h"
+
+#ifdef VSW_COPY_VALIDATOR_DEFAULT
+#define VALIDATOR_DEFAULT true
+#else
+#define VALIDATOR_DEFAULT false
+#endif
+
+/*
+ * Large-path threshold: two thirds of the L1 data cache. Measured on the
+ * development CPU (AMD, 48 KiB L1d; bench/vsw-bench-copy --large-min): with
+ * src and dst hot, the AVX-512 loop gives ~100 B/cycle up to 24 KiB, where
+ * source and destination still fit L1, and rep movsb ~65; at 32 KiB the
+ * loop falls to ~29 and rep movsb keeps ~65 (50 at 64 KiB). When the data
+ * sits in L2, rep movsb wins from ~3 KiB (45 vs 26 B/cycle at 16 KiB), but
+ * a copy cannot know that, and hot copies are the common case here.
+ */
+#define LARGE_MIN_FALLBACK ((size_t)32 * 1024)
+
+/* Registry, lowest priority first: "auto" takes the last available. */
+static const struct vsw_copy_isa *const isas[] = {
+	&vsw_copy_isa_scalar,
+#if defined(__x86_64__)
+	&vsw_copy_isa_sse2,
+	&vsw_copy_isa_avx2,
+	&vsw_copy_isa_avx512,
+#endif
+};
+#define N_ISAS (sizeof(isas) / sizeof(isas[0]))
+
+static void resolve_aligned(void *dst, const void *src, size_t n);
+static void resolve_generic(void *dst, const void *src, size_t n);
+static void validate_aligned(void *dst, const void *src, size_t n);
+static void validate_generic(void *dst, const void *src, size_t n);
+
+/* Until start-up selection ran (e.g. a copy from another constructor). */
+static const struct vsw_copy_ops resolve_ops = {
+	resolve_aligned, resolve_generic};
+static const struct vsw_copy_ops validate_ops = {
+	validate_aligned, validate_generic};
+
+const struct vsw_copy_ops *vsw_copy_active_ops = &resolve_ops;
+_Thread_local struct vsw_copy_stats vsw_copy_thread_stats
+	__attribute__((tls_model("initial-exec")));
+bool vsw_copy_validating;
+size_t vsw_copy_large_min = SIZE_MAX;
+
+static bool inited;
+static unsigned active_idx;        /* index in isas[] */
+static uint32_t cpu_found;         /* what CPUID said */
+static uint32_t cpu_hidden;        /* test hook mask */
+static size_t large_min_pref = LARGE_MIN_FALLBACK;
+static uint64_t mismatches;        /* atomic: validators on any thread */
+
+#if defined(__x86_64__)
+static uint64_t
+xgetbv0(void)
+{
+	uint32_t lo, hi;
+
+	__asm__ volatile("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
+	return ((uint64_t)hi << 32) | lo;
+}
+
+static uint32_t
+cpu_probe(void)
+{
+	unsigned int a, b, c, d, c1;
+	uint64_t xcr0 = 0;
+	uint32_t f = 0;
+
+	if (!__get_cpuid(1, &a, &b, &c1, &d))
+		return 0;
+	if (d & (1u << 26))
+		f |= VSW_COPY_CPU_SSE2;
+	if (c1 & (1u << 27)) /* OSXSAVE: XCR0 readable */
+		xcr0 = xgetbv0();
+	if (__get_cpuid_max(0, NULL) < 7)
+		return f;
+	__cpuid_count(7, 0, a, b, c, d);
+	/* AVX2 needs AVX (leaf 1) and the OS saving XMM+YMM state. */
+	if ((b & (1u << 5)) && (c1 & (1u << 28)) && (xcr0 & 0x6) == 0x6)
+		f |= VSW_COPY_CPU_AVX2;
+	/* AVX-512F needs opmask, ZMM_Hi256 and Hi16_ZMM state too. */
+	if ((b & (1u << 16)) && (xcr0 & 0xe6) == 0xe6)
+		f |= VSW_COPY_CPU_AVX512;
+	if (b & (1u << 9))
+		f |= VSW_COPY_CPU_ERMS;
+	return f;
+}
+#else
+static uint32_t
+cpu_probe(void)
+{
+	return 0;
+}
+#endif
+
+uint32_t
+vsw_copy_cpu_features(void)
+{
+	return cpu_found & ~cpu_hidden;
+}
+
+static bool
+isa_available(const struct vsw_copy_isa *isa)
+{
+	return (isa->needs & ~vsw_copy_cpu_features()) == 0;
+}
+
+static const struct vsw_copy_isa *
+active_isa(void)
+{
+	return isas[__atomic_load_n(&active_idx, __ATOMIC_RELAXED)];
+}
+
+/* Publish the table the dispatcher calls through. */
+static void
+install(void)
+{
+	const struct vsw_copy_ops *ops = &active_isa()->ops;
+
+	if (__atomic_load_n(&vsw_copy_validating, __ATOMIC_RELAXED))
+		ops = &validate_ops;
+	__atomic_store_n(&vsw_copy_active_ops, ops, __ATOMIC_RELEASE);
+}
+
+static void
+large_min_apply(void)
+{
+	size_t v = SIZE_MAX;
+
+	if (vsw_copy_cpu_features() & VSW_COPY_CPU_ERMS)
+		v = large_min_pref;
+	__atomic_store_n(&vsw_copy_large_min, v, __ATOMIC_RELAXED);
+}
+
+static unsigned
+best_idx(void)
+{
+	unsigned i = N_ISAS;
+
+	while (i-- > 0)
+		if (isa_available(isas[i]))
+			return i;
+	return 0; /* scalar needs nothing */
+}
+
+static size_t
+large_min_default(void)
+{
+#ifdef _SC_LEVEL1_DCACHE_SIZE
+	long l1d = sysconf(_SC_LEVEL1_DCACHE_SIZE);
+
+	if (l1d >= 16 * 1024 && l1d <= 1024 * 1024)
+		return (size_t)l1d * 2 / 3;
+#endif
+	return LARGE_MIN_FALLBACK;
+}
+
+__attribute__((constructor)) static void
+copy_init(void)
+{
+	if (__atomic_load_n(&inited, __ATOMIC_ACQUIRE))
+		return;
+	cpu_found = cpu_probe();
+	large_min_pref = large_min_default();
+	__atomic_store_n(&active_idx, best_idx(), __ATOMIC_RELAXED);
+	__atomic_store_n(&vsw_copy_validating, VALIDATOR_DEFAULT,
+		__ATOMIC_RELAXED);
+	large_min_apply();
+	install();
+	__atomic_store_n(&inited, true, __ATOMIC_RELEASE);
+}
+
+static void
+resolve_aligned(void *dst, const void *src, size_t n)
+{
+	copy_init();
+	vsw_copy_active_ops->aligned(dst, src, n);
+}
+
+static void
+resolve_generic(void *dst, const void *src, size_t n)
+{
+	copy_init();
+	vsw_copy_active_ops->generic(dst, src, n);
+}
+
+unsigned
+vsw_copy_impl_count(void)
+{
+	return N_ISAS;
+}
+
+int
+vsw_copy_impl_info(unsigned idx, const char **name, bool *available)
+{
+	copy_init();
+	if (idx >= N_ISAS)
+		return -EINVAL;
+	if (name != NULL)
+		*name = isas[idx]->name;
+	if (available != NULL)
+		*available = isa_available(isas[idx]);
+	return 0;
+}
+
+int
+vsw_copy_impl_set(const char *name)
+{
+	unsigned i;
+
+	copy_init();
+	if (name == NULL)
+		return -EINVAL;
+	if (strcmp(name, "auto") == 0) {
+		i = best_idx();
+	} else {
+		for (i = 0; i < N_ISAS; i++)
+			if (strcmp(name, isas[i]->name) == 0)
+				break;
+		if (i == N_ISAS)
+			return -EINVAL;
+		if (!isa_available(isas[i]))
+			return -ENOTSUP;
+	}
+	__atomic_store_n(&active_idx, i, __ATOMIC_RELAXED);
+	install();
+	return 0;
+}
+
+const char *
+vsw_copy_impl_get(void)
+{
+	copy_init();
+	return active_isa()->name;
+}
+
+enum vsw_copy_path
+vsw_copy_route(const void *dst, const void *src, size_t n)
+{
+	copy_init();
+	if (n <= VSW_COPY_SMALL_MAX)
+		return VSW_COPY_PATH_SMALL;
+	if (active_isa()->large &&
+		n >= __atomic_load_n(&vsw_copy_large_min, __ATOMIC_RELAXED))
+		return VSW_COPY_PATH_LARGE;
+	if ((((uintptr_t)dst ^ (uintptr_t)src) & (VSW_COPY_ALIGN - 1)) == 0)
+		return VSW_COPY_PATH_ALIGNED;
+	return VSW_COPY_PATH_GENERIC;
+}
+
+const char *
+vsw_copy_path_name(enum vsw_copy_path path)
+{
+	static const char *const names[] = {
+#define PATH_NAME(id, str) [VSW_COPY_PATH_##id] = str,
+		VSW_COPY_PATHS(PATH_NAME)
+#undef PATH_NAME
+	};
+	_Static_assert(sizeof(names) / sizeof(names[0]) == VSW_COPY_PATH_MAX,
+		"one name per path");
+
+	if ((unsigned)path >= VSW_COPY_PATH_MAX)
+		return NULL;
+	return names[path];
+}
+
+size_t
+vsw_copy_large_min_get(void)
+{
+	copy_init();
+	return __atomic_load_n(&vsw_copy_large_min, __ATOMIC_RELAXED);
+}
+
+int
+vsw_copy_large_min_set(size_t min)
+{
+	copy_init();
+	if (min != SIZE_MAX && !(vsw_copy_cpu_features() & VSW_COPY_CPU_ERMS))
+		return -ENOTSUP;
+	if (min < VSW_COPY_SMALL_MAX + 1)
+		min = VSW_COPY_SMALL_MAX + 1;
+	large_min_pref = min;
+	large_min_apply();
+	return 0;
+}
+
+bool
+vsw_copy_stats_enabled(void)
+{
+#ifdef VSW_COPY_STATS
+	return true;
+#else
+	return false;
+#endif
+}
+
+void
+vsw_copy_stats_get(struct vsw_copy_stats *out)
+{
+	*out = vsw_copy_thread_stats;
+}
+
+void
+vsw_copy_stats_reset(void)
+{
+	memset(&vsw_copy_thread_stats, 0, sizeof(vsw_copy_thread_stats));
+}
+
+const struct vsw_copy_stats *
+vsw_copy_stats_thread(void)
+{
+	return &vsw_copy_thread_stats;
+}
+
+void
+vsw_copy_cpu_mask_set(uint32_t hide)
+{
+	copy_init();
+	cpu_hidden = hide;
+	large_min_apply();
+	if (!isa_available(active_isa()))
+		__atomic_store_n(&active_idx, best_idx(), __ATOMIC_RELAXED);
+	install();
+}
+
+/* --- validator ------------------------------------------------------------ */
+
+void
+vsw_copy_validator_set(bool on)
+{
+	copy_init();
+	__atomic_store_n(&vsw_copy_validating, on, __ATOMIC_RELAXED);
+	install();
+}
+
+bool
+vsw_copy_validator_get(void)
+{
+	copy_init();
+	return __atomic_load_n(&vsw_copy_validating, __ATOMIC_RELAXED);
+}
+
+uint64_t
+vsw_copy_validator_mismatches(void)
+{
+	return __atomic_load_n(&mismatches, __ATOMIC_RELAXED);
+}
+
+/* Count a difference; log the first few and then every power of two. */
+static void
+mismatch(const char *impl, const char *path, const void *dst,
+	const void *src, size_t n)
+{
+	uint64_t k = __atomic_add_fetch(&mismatches, 1, __ATOMIC_RELAXED);
+
+	if (k <= 8 || (k & (k - 1)) == 0)
+		fprintf(stderr,
+			"vsw copy validator: %s %s copy of %zu bytes "
+			"%p <- %p differs from the source (mismatch #%llu)\n",
+			impl, path, n, dst, src, (unsigned long long)k);
+}
+
+/*
+ * Run fn twice, over dst filled with 0x00 and then 0xff: a byte fn fails
+ * to write equals the fill, so at least one run shows it, whatever src is.
+ */
+static bool
+run_checked(vsw_copy_fn *fn, void *dst, const void *src, size_t n)
+{
+	bool ok;
+
+	memset(dst, 0x00, n);
+	fn(dst, src, n);
+	ok = memcmp(dst, src, n) == 0;
+	memset(dst, 0xff, n);
+	fn(dst, src, n);
+	return ok && memcmp(dst, src, n) == 0;
+}
+
+static void
+large_fn(void *dst, const void *src, size_t n)
+{
+	copy_large(dst, src, n);
+}
+
+static void
+validate(void *dst, const void *src, size_t n, bool coaligned)
+{
+	const struct vsw_copy_isa *sel = active_isa();
+	const char *path = coaligned ? "aligned" : "generic";
+	unsigned i;
+
+	for (i = 0; i < N_ISAS; i++) {
+		const struct vsw_copy_ops *raw = &isas[i]->raw;
+
+		if (!isa_available(isas[i]))
+			continue;
+		if (!run_checked(coaligned ? raw->aligned : raw->generic, dst,
+			    src, n))
+			mismatch(isas[i]->name, path, dst, src, n);
+	}
+	if (n >= __atomic_load_n(&vsw_copy_large_min, __ATOMIC_RELAXED) &&
+		!run_checked(large_fn, dst, src, n))
+		mismatch("rep-movsb", "large", dst, src, n);
+	/* Last the real thing, through the entry (counts the path once). */
+	memset(dst, 0x5a, n);
+	(coaligned ? sel->ops.aligned : sel->ops.generic)(dst, src, n);
+	if (memcmp(dst, src, n) != 0) {
+		mismatch(sel->name, path, dst, src, n);
+		memcpy(dst, src, n);
+	}
+}
+
+static void
+validate_aligned(void *dst, const void *src, size_t n)
+{
+	validate(dst, src, n, true);
+}
+
+static void
+validate_generic(void *dst, const void *src, size_t n)
+{
+	validate(dst, src, n, false);
+}
+
+void
+vsw_copy_validate_small_slow(void *dst, const void *src, size_t n)
+{
+	if (memcmp(dst, src, n) != 0) {
+		mismatch("inline", "small", dst, src, n);
+		memcpy(dst, src, n);
+	}
+}

@@ -1,0 +1,66 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Shared by test_virtq.c and test_virtq_hostile.c: one queue + its guest. */
+#ifndef VSW_TEST_VIRTQ_H
+#define VSW_TEST_VIRTQ_H
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <rte_common.h>
+#include <rte_mbuf.h>
+
+#include <vsw/virtq.h>
+
+#include "guest.h"
+#include "util.h"
+
+#define F(bit) (1ull << (bit))
+#define F_MRG F(VSW_VIRTIO_NET_F_MRG_RXBUF)
+#define F_V1 F(VSW_VIRTIO_F_VERSION_1)
+#define F_IND F(VSW_VIRTIO_RING_F_INDIRECT_DESC)
+#define F_EVT F(VSW_VIRTIO_RING_F_EVENT_IDX)
+#define F_STD (F_MRG | F_V1 | F_IND)
+
+struct fx {
+	struct tg_guest g;
+	struct tg_vq q;
+	struct vsw_virtq *vq;
+	unsigned int kicks;
+	uint64_t seen[VSW_VIRTQ_STAT__MAX]; /* counters at the last check */
+};
+
+extern struct rte_mempool *test_pool;
+extern struct tg_rng test_rng;
+
+struct fx *fx_new(uint32_t size, uint64_t features);
+/* Re-creates the vsw_virtq from the guest's config (reconnect). */
+void fx_reinit(struct fx *f);
+void fx_free(struct fx *f);
+
+struct stat_delta {
+	enum vsw_virtq_stat s;
+	uint64_t d;
+};
+/* Asserts that exactly these counters moved, by exactly these amounts. */
+void fx_expect(struct fx *f, const struct stat_delta *d, size_t n);
+#define FX_EXPECT(f, ...)                                                      \
+	do {                                                                   \
+		const struct stat_delta d_[] = {__VA_ARGS__};                  \
+		fx_expect(f, d_, RTE_DIM(d_));                                 \
+	} while (0)
+#define FX_NOTHING(f) fx_expect(f, NULL, 0)
+#define S(name) VSW_VIRTQ_STAT_##name
+
+/* One single-segment mbuf holding len bytes of pattern. */
+struct rte_mbuf *fx_mbuf(uint32_t len, uint8_t pattern);
+
+/* cmocka setup/teardown: the mempool's in-use count returns to baseline. */
+int fx_pool_setup(void **state);
+int fx_pool_teardown(void **state);
+
+int test_virtq_hostile_run(void);
+
+#endif /* VSW_TEST_VIRTQ_H */

@@ -45,6 +45,8 @@ enum {
 	VHU_SET_VRING_NUM = 8,
 	VHU_SET_VRING_ADDR = 9,
 	VHU_SET_VRING_BASE = 10,
+	VHU_SET_VRING_KICK = 12,
+	VHU_SET_VRING_CALL = 13,
 	VHU_GET_QUEUE_NUM = 17,
 };
 
@@ -278,10 +280,14 @@ dev_pre_msg(int vid, void *msg)
 	case VHU_SET_VRING_NUM:
 	case VHU_SET_VRING_ADDR:
 	case VHU_SET_VRING_BASE:
+	case VHU_SET_VRING_KICK:
+	case VHU_SET_VRING_CALL:
 		/*
 		 * These change what a live queue points at (SET_MEM_TABLE
-		 * unmaps guest memory) without a state callback for an
-		 * external backend: withdraw everything first.
+		 * unmaps guest memory; SET_VRING_KICK re-translates ring
+		 * addresses; SET_VRING_CALL closes the old eventfd), some
+		 * without a state callback to an external backend:
+		 * withdraw everything first, republish after.
 		 */
 		if (port->running) {
 			queues_withdraw_all(port);

@@ -30,6 +30,29 @@ seg_append(struct rte_mempool *mp, struct rte_mbuf *m, struct rte_mbuf *seg)
 }
 
 /*
+ * Places the head's data at the guest frame's offset within a cache line,
+ * so this copy is co-aligned, and so is the data copy of a later enqueue
+ * into a guest RX buffer that starts aligned (data 12 bytes in, like the
+ * frame of a TX buffer). Headroom stays 65..128 bytes. Measured with
+ * bench/vsw-bench-virtq (glibc memcpy as vsw_copy): dequeue -4..-16% at
+ * 1518..9000 B, enqueue of such mbufs -5..-11% at 1024..9000 B; both
+ * +3..9% at 256..512 B, hence only for frames starting with >= 1 KiB.
+ */
+static __rte_always_inline void
+deq_align_head(struct rte_mbuf *m, const uint8_t *src, uint8_t **dst,
+	uint32_t *room)
+{
+	uintptr_t low = (uintptr_t)m->buf_addr + RTE_PKTMBUF_HEADROOM - 63;
+
+	if (RTE_PKTMBUF_HEADROOM < 128 || m->data_off != RTE_PKTMBUF_HEADROOM)
+		return;
+	m->data_off = (uint16_t)(RTE_PKTMBUF_HEADROOM - 63 +
+		(((uintptr_t)src - low) & 63));
+	*dst = rte_pktmbuf_mtod(m, uint8_t *);
+	*room = rte_pktmbuf_tailroom(m);
+}
+
+/*
  * Copies one chain's frame into m (a fresh head). Returns 0, or the
  * DEQ_DROP_* counter; a bad descriptor also sets *why (ERR_*).
  */
@@ -42,6 +65,7 @@ dequeue_chain(struct vsw_virtq *vq, struct rte_mempool *mp,
 	uint32_t room = rte_pktmbuf_tailroom(m);
 	uint32_t skip = vq->hdr_len;
 	uint64_t total = 0;
+	bool first = vq->deq_align;
 	struct virtq_walk w;
 	uint8_t *src;
 	uint32_t len;
@@ -59,6 +83,12 @@ dequeue_chain(struct vsw_virtq *vq, struct rte_mempool *mp,
 			skip -= k;
 			src += k;
 			len -= k;
+		}
+		if (unlikely(first) && len != 0) {
+			first = false;
+			/* measured: costs 3-5% at 256..512 B, pays above */
+			if (len >= 1024)
+				deq_align_head(m, src, &dst, &room);
 		}
 		while (len != 0) {
 			uint32_t k;

@@ -153,7 +153,10 @@ struct vsw_virtq {
 	const char *name;
 	/* internal from here on: may change without notice */
 	const uint16_t *used_event; /* avail->ring[size], with EVENT_IDX */
-	bool hdr_coalign;        /* enqueue: header in mbuf headroom, one run */
+	bool hdr_coalign;        /* enqueue: header in mbuf headroom, one run
+				  * (default off: measured, see virtq_enqueue.c) */
+	bool deq_align;          /* dequeue: mbuf data co-aligned with guest
+				  * (default on) */
 	uint64_t log_next_tsc;   /* rate limiter for guest-error log lines */
 	uint32_t log_suppressed;
 	/* shadow used ring: filled per burst, published once */
@@ -169,7 +172,9 @@ struct vsw_virtq {
  * (each must lie inside guest memory, with the right alignment and size for
  * cfg->size). Returns 0, or -EINVAL (bad size/features) or -EFAULT (ring
  * outside guest memory). On error the queue is left broken and every burst
- * call on it returns 0.
+ * call on it returns 0. Zeroes the counters (fold them elsewhere first).
+ * The struct is large (shadow used ring): allocate it, don't put it on a
+ * stack.
  */
 int vsw_virtq_init(struct vsw_virtq *vq, const struct vsw_virtq_config *cfg);
 
@@ -180,7 +185,9 @@ int vsw_virtq_init(struct vsw_virtq *vq, const struct vsw_virtq_config *cfg);
  * and notifies the guest at most once if it asked.
  * Returns how many packets were delivered. Every packet not delivered is
  * counted under one ENQ_DROP_* reason. The mbufs stay the caller's (the
- * caller frees all n).
+ * caller frees all n); with vq->hdr_coalign (off by default) the header is
+ * written into the headroom of a first segment that is direct, refcnt 1
+ * and has hdr_len bytes of headroom. n may exceed VSW_VIRTQ_BURST_MAX.
  */
 uint16_t vsw_virtq_enqueue_burst(struct vsw_virtq *vq, struct rte_mbuf **pkts,
 	uint16_t n);
@@ -192,6 +199,10 @@ uint16_t vsw_virtq_enqueue_burst(struct vsw_virtq *vq, struct rte_mbuf **pkts,
  * the used ring once and notifies at most once. Returns how many mbufs were
  * stored in pkts; they belong to the caller. A bad chain is returned to the
  * guest with length 0 and counted (DEQ_DROP_* plus the ERR_* that says why).
+ * Used lengths are always 0 (the device writes nothing into TX buffers).
+ * With vq->deq_align (default on) a head mbuf whose frame starts with >= 1
+ * KiB has its data placed at the guest frame's offset modulo 64 (headroom
+ * 65..128 bytes instead of RTE_PKTMBUF_HEADROOM).
  */
 uint16_t vsw_virtq_dequeue_burst(struct vsw_virtq *vq, struct rte_mempool *mp,
 	struct rte_mbuf **pkts, uint16_t n);

@@ -400,6 +400,131 @@ test_init_errors(void **state)
 	fx_free(f);
 }
 
+/* --- random garbage rings ------------------------------------------------ */
+
+#define POOL_LEN 65536u
+
+/* A random guest address: mostly inside the buffer pool, sometimes not. */
+static void
+rand_range(uint64_t pool, uint64_t *addr, uint32_t *len)
+{
+	uint32_t off = tg_rand_range(&test_rng, 0, POOL_LEN - 1);
+
+	switch (tg_rand_range(&test_rng, 0, 15)) {
+	case 0:
+		*addr = TG_RING_GPA + TG_RING_SIZE + off; /* gap */
+		*len = tg_rand_range(&test_rng, 1, 4096);
+		return;
+	case 1:
+		*addr = UINT64_MAX - tg_rand_range(&test_rng, 0, 64);
+		*len = tg_rand_range(&test_rng, 1, 4096);
+		return;
+	case 2:
+		*addr = pool + off;
+		*len = 0;
+		return;
+	default:
+		*addr = pool + off;
+		*len = tg_rand_range(&test_rng, 1, POOL_LEN - off);
+		if (*len > 2048 && tg_rand_range(&test_rng, 0, 3) != 0)
+			*len = tg_rand_range(&test_rng, 1, 2048);
+	}
+}
+
+static void
+rand_desc(struct vring_desc *d, uint64_t pool, uint32_t n, uint64_t tables)
+{
+	uint64_t a;
+	uint32_t l;
+
+	rand_range(pool, &a, &l);
+	d->addr = a;
+	d->len = l;
+	d->flags = (uint16_t)(tg_rand(&test_rng) & 7);
+	if (d->flags & VRING_DESC_F_INDIRECT) { /* point at a random table */
+		d->addr = tables + 16ull * tg_rand_range(&test_rng, 0, 63);
+		d->len = 16 * tg_rand_range(&test_rng, 0, 20) +
+			(tg_rand_range(&test_rng, 0, 7) == 0 ? 8 : 0);
+	}
+	d->next = (uint16_t)(tg_rand_range(&test_rng, 0, 15) == 0 ?
+			tg_rand(&test_rng) : tg_rand_range(&test_rng, 0, n - 1));
+}
+
+/* One garbage queue: bursts both ways must stay in bounds and add up. */
+static void
+garbage_round(uint32_t size, uint64_t features)
+{
+	struct fx *f = fx_new(size, features);
+	uint64_t pool = tg_alloc_data(&f->g, POOL_LEN, 1);
+	uint64_t tables = tg_alloc_data(&f->g, 16 * 84, 16);
+	struct rte_mbuf *m[8], *out[8];
+	uint64_t offered = 0, taken = 0, enq_drops = 0, deq_drops = 0, why = 0;
+	struct vring_desc d;
+	uint32_t i;
+
+	for (i = 0; i < size; i++)
+		rand_desc(&f->q.desc[i], pool, size, tables);
+	for (i = 0; i < 84; i++) {
+		rand_desc(&d, pool, 20, tables);
+		tg_write(&f->g, tables + 16ull * i, &d, sizeof(d));
+	}
+	for (i = 0; i < size; i++)
+		f->q.avail->ring[i] = (uint16_t)(tg_rand_range(&test_rng, 0,
+			31) == 0 ? tg_rand(&test_rng) :
+			tg_rand_range(&test_rng, 0, size - 1));
+	f->q.avail->idx = (uint16_t)(tg_rand_range(&test_rng, 0, 20) == 0 ?
+			tg_rand(&test_rng) : tg_rand_range(&test_rng, 0, size));
+	for (i = 0; i < 8; i++)
+		m[i] = fx_mbuf(tg_rand_range(&test_rng, 1, 2000), (uint8_t)i);
+	for (i = 0; i < 6; i++) {
+		uint16_t burst = (uint16_t)tg_rand_range(&test_rng, 1, 8);
+		uint16_t used0 = f->q.used->idx, k;
+
+		if (i & 1) {
+			offered += burst;
+			vsw_virtq_enqueue_burst(f->vq, m, burst);
+			continue;
+		}
+		k = vsw_virtq_dequeue_burst(f->vq, test_pool, out, burst);
+		rte_pktmbuf_free_bulk(out, k);
+		taken += (uint16_t)(f->q.used->idx - used0);
+	}
+	for (i = 0; i < VSW_VIRTQ_STAT__MAX; i++) {
+		if (strncmp(vsw_virtq_stat_name(i), "enq_drop_", 9) == 0)
+			enq_drops += f->vq->stats[i];
+		if (strncmp(vsw_virtq_stat_name(i), "deq_drop_", 9) == 0)
+			deq_drops += f->vq->stats[i];
+		if (strncmp(vsw_virtq_stat_name(i), "err_desc_", 9) == 0 ||
+			strncmp(vsw_virtq_stat_name(i), "err_indirect_", 13) == 0)
+			why += f->vq->stats[i];
+	}
+	/* one ERR_DESC_* / ERR_INDIRECT_* per bad-descriptor drop, plus one
+	 * ERR_DESC_INDEX for a bad avail head (which broke the ring) */
+	assert_int_equal(why, f->vq->stats[S(ENQ_DROP_BAD_DESC)] +
+			f->vq->stats[S(DEQ_DROP_BAD_DESC)] +
+			f->vq->stats[S(ERR_RING_BROKEN)] -
+			f->vq->stats[S(ERR_AVAIL_IDX)]);
+	/* every packet offered and every chain taken, counted exactly once */
+	assert_int_equal(f->vq->stats[S(ENQ_PACKETS)] + enq_drops, offered);
+	assert_int_equal(f->vq->stats[S(DEQ_PACKETS)] + deq_drops, taken);
+	assert_true(tg_untouched(&f->g));
+	for (i = 0; i < 8; i++)
+		rte_pktmbuf_free(m[i]);
+	fx_free(f);
+}
+
+static void
+test_garbage_rings(void **state)
+{
+	static const uint64_t feats[] = {F_STD, F_STD | F_EVT, F_V1 | F_IND,
+		F_IND};
+	uint32_t r;
+
+	(void)state;
+	for (r = 0; r < 300; r++)
+		garbage_round(r % 3 == 0 ? 16 : 64, feats[r % 4]);
+}
+
 #define T(fn) cmocka_unit_test_setup_teardown(fn, fx_pool_setup, fx_pool_teardown)
 
 int test_virtq_hostile_rx_run(void);
@@ -417,6 +542,7 @@ test_virtq_hostile_run(void)
 		T(test_indirect_straddle),
 		T(test_no_mbuf),
 		T(test_init_errors),
+		T(test_garbage_rings),
 	};
 
 	return cmocka_run_group_tests_name("virtq_hostile_tx", tests, NULL,

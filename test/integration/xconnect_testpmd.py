@@ -115,8 +115,9 @@ class Proc:
 def testpmd_argv(args, tmp, rnd, server):
     vdevs = []
     for i, s in enumerate(("a.sock", "b.sock")):
-        v = ("net_virtio_user%d,path=%s,queues=1,mrg_rxbuf=1,in_order=0,"
-             "queue_size=%d" % (i, os.path.join(tmp, s), QUEUE_SIZE))
+        v = ("net_virtio_user%d,path=%s,queues=%d,mrg_rxbuf=1,in_order=0,"
+             "queue_size=%d" % (i, os.path.join(tmp, s), args.queues,
+                                QUEUE_SIZE))
         if server:
             v += ",server=1"
         vdevs.append("--vdev=" + v)
@@ -126,7 +127,8 @@ def testpmd_argv(args, tmp, rnd, server):
             "--file-prefix=vswit%d-tp%d" % (os.getpid(), rnd),
             "--lcores", "0@1,1@0", "--log-level=*:notice"] + vdevs + [
             "--", "-i", "--total-num-mbufs=16384", "--max-pkt-len=9600",
-            "--enable-scatter", "--burst=%d" % BURST]
+            "--enable-scatter", "--burst=%d" % BURST,
+            "--rxq=%d" % args.queues, "--txq=%d" % args.queues]
 
 
 def xconnect_argv(args, tmp, client):
@@ -135,7 +137,8 @@ def xconnect_argv(args, tmp, client):
             "--lcores", "0@0,1@1", "--log-level=*:notice",
             "--log-level=vsw.*:info", "--",
             "--a", os.path.join(tmp, "a.sock"),
-            "--b", os.path.join(tmp, "b.sock")]
+            "--b", os.path.join(tmp, "b.sock"),
+            "--queues", str(args.queues)]
     if client:
         argv.append("--client")
     return argv
@@ -242,7 +245,7 @@ def run_round(args, tmp, rnd, xcs, server_tp, failures):
         for cmd in ("set fwd rxonly", "set txpkts " + TXPKTS,
                     "set txsplit rand"):
             tp.cmd(cmd)
-        wait_xc_up(xc, rnd)
+        wait_xc_up(xc, rnd, 2 * args.queues)
         fwd = {0: {"TX-dropped": 0}, 1: {"TX-dropped": 0}}
         for _ in range(args.batches):
             # tx_first sends all its bursts before rxonly polls: keep a
@@ -260,8 +263,8 @@ def run_round(args, tmp, rnd, xcs, server_tp, failures):
         tp.p.wait(30)
     finally:
         tp.stop()
-    compare(rnd, fwd, ps, xs, x, args.batches * args.bursts * BURST,
-            failures)
+    compare(rnd, fwd, ps, xs, x, args.batches * args.bursts * BURST *
+            args.queues, failures)
 
 
 def compare(rnd, fwd, ps, xs, x, attempted, failures):
@@ -302,7 +305,8 @@ def compare(rnd, fwd, ps, xs, x, attempted, failures):
         check(recv >= sent // 2 and recv > 0,
               "%s: most packets arrived (%d of %d)" % (d, recv, sent),
               failures)
-        big = xs.get(dst, {}).get("rx_q0_size_1519_max_packets", 0)
+        big = sum(v for k, v in xs.get(dst, {}).items()
+                  if re.fullmatch(r"rx_q\d+_size_1519_max_packets", k))
         check(big > 0, "%s: jumbo frames (>1518 B) received: %d" % (d, big),
               failures)
         check(x[name]["err_ring_broken"] == 0, "%s: ring intact" % d,
@@ -317,12 +321,12 @@ def wait_path(path, proc, timeout=30.0):
         time.sleep(0.05)
 
 
-def wait_xc_up(xc, rnd, timeout=30.0):
+def wait_xc_up(xc, rnd, vrings, timeout=30.0):
     """Both ports up (connects counter reached the round number)."""
     end = time.monotonic() + timeout
     while time.monotonic() < end:
         s = xc_snapshot(xc)
-        if all(s[p]["running"] == 1 and s[p]["queues_live"] == 2 and
+        if all(s[p]["running"] == 1 and s[p]["queues_live"] == vrings and
                s[p]["connects"] >= rnd for p in ("A", "B")):
             return
         time.sleep(0.2)
@@ -338,6 +342,8 @@ def main():
                     help="tx_first bursts (of 32) per batch")
     ap.add_argument("--batches", type=int, default=4)
     ap.add_argument("--rounds", type=int, default=2)
+    ap.add_argument("--queues", type=int, default=1,
+                    help="queue pairs per port (MQ when > 1)")
     ap.add_argument("--keep", action="store_true", help="keep the temp dir")
     args = ap.parse_args()
     if not args.testpmd or not os.access(args.testpmd, os.X_OK):

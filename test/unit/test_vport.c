@@ -5,7 +5,8 @@
  * mode without a peer, not-ready accounting on the data-path entry points,
  * and the protocol answers librte_vhost gives a raw front-end on our behalf
  * (offered features, protocol features, queue count through our message
- * hook). The full data path against a real guest is the integration test.
+ * hook). test_vport_guest.c drives a whole device lifetime from a raw
+ * front-end; the data path against dpdk-testpmd is the integration test.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -30,8 +31,11 @@
 
 #include <vsw/port.h>
 
+#include "test_vport.h"
+
 static char tmpdir[64];
-static struct rte_mempool *pool;
+struct rte_mempool *vport_test_pool;
+#define pool vport_test_pool
 
 static void
 sock_path(char *buf, size_t len, const char *name)
@@ -56,6 +60,13 @@ make_port(const char *name, bool client, uint16_t qps, uint32_t mode)
 	assert_int_equal(vsw_vport_create(&cfg, &p), 0);
 	assert_non_null(p);
 	return p;
+}
+
+struct vsw_vport *
+vport_test_port(const char *name, char *path, size_t len)
+{
+	sock_path(path, len, name);
+	return make_port(name, false, 1, 0);
 }
 
 static void
@@ -272,6 +283,7 @@ main(void)
 		cmocka_unit_test(test_server_path_occupied),
 		cmocka_unit_test(test_not_ready_counted),
 		cmocka_unit_test(test_protocol_offer),
+		cmocka_unit_test(test_vport_guest_resume),
 	};
 	int rc;
 

@@ -6,7 +6,8 @@
  * only a real connection shows: queues go live on new_device, guest
  * interrupts reach the call eventfd (EVENT_IDX decisions made by the virtq,
  * the write done by the port), GET_VRING_BASE returns the ring index our
- * data path reached (destroy_device hands it back), a resumed queue
+ * data path reached (destroy_device hands it back), a vring the guest
+ * disables gets nothing (counted not ready), a resumed queue
  * continues from the base the front-end sends back, and counters survive
  * the device's stop and restart.
  *
@@ -349,6 +350,16 @@ test_vport_guest_resume(void **state)
 	assert_int_equal(call_count(&f, 0), 1);
 	assert_int_equal(f.vr[0].used->idx, 6);
 
+	/* the guest disables its RX vring: nothing may be put there */
+	fe_state(&f, VHU_SET_VRING_ENABLE, 0, 0);
+	wait_live(p, 1);
+	assert_int_equal(backend_enqueue(p, 1), 0);
+	assert_int_equal(f.vr[0].used->idx, 6);
+	vsw_vport_stats_get(p, s);
+	assert_int_equal(s[VSW_VIRTQ_STAT_ENQ_DROP_NOT_READY], 1);
+	fe_state(&f, VHU_SET_VRING_ENABLE, 0, 1);
+	wait_live(p, 2);
+
 	/* stop: GET_VRING_BASE answers where our data path stopped */
 	assert_int_equal(get_vring_base(&f, 1), 5);
 	assert_int_equal(get_vring_base(&f, 0), 6);
@@ -373,6 +384,7 @@ test_vport_guest_resume(void **state)
 	assert_int_equal(s[VSW_VIRTQ_STAT_ENQ_PACKETS], 8);
 	assert_int_equal(s[VSW_VIRTQ_STAT_ENQ_BYTES], 8 * 100);
 	assert_int_equal(s[VSW_VIRTQ_STAT_ENQ_DROP_RING_FULL], 1);
+	assert_int_equal(s[VSW_VIRTQ_STAT_ENQ_DROP_NOT_READY], 1);
 	assert_true(s[VSW_VIRTQ_STAT_NOTIFY_SENT] >= 2);
 
 	fe_close(&f);

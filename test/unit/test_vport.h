@@ -1,0 +1,18 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Shared by the vhost-user port unit tests (test_vport*.c). */
+#ifndef VSW_TEST_VPORT_H
+#define VSW_TEST_VPORT_H
+
+#include <stddef.h>
+
+struct rte_mempool;
+struct vsw_vport;
+
+extern struct rte_mempool *vport_test_pool;
+
+/* A server-mode port with one queue pair at <tmpdir>/<name>; path out. */
+struct vsw_vport *vport_test_port(const char *name, char *path, size_t len);
+
+void test_vport_guest_resume(void **state);
+
+#endif /* VSW_TEST_VPORT_H */

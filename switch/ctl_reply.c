@@ -106,10 +106,15 @@ vsw_ctl_reply_error(struct vsw_ctl_reply *r, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	/* One line, whatever the message carried. */
-	for (char *p = msg; *p != '\0'; p++)
-		if (*p == '\n' || *p == '\r')
+	/* One printable ASCII line, whatever the message echoes back. */
+	for (char *p = msg; *p != '\0'; p++) {
+		unsigned char c = (unsigned char)*p;
+
+		if (c == '\n' || c == '\r' || c == '\t')
 			*p = ' ';
+		else if (c < 0x20 || c >= 0x7f)
+			*p = '?';
+	}
 	r->len = 0;
 	r->oom = false;
 	r->error = true;

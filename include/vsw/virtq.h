@@ -55,6 +55,22 @@ struct vsw_mem {
  * is counted exactly once, in ENQ_PACKETS (delivered) or in one ENQ_DROP_*.
  * Dequeue side: every chain taken from the avail ring is counted exactly once,
  * in DEQ_PACKETS (returned as an mbuf) or in one DEQ_DROP_*.
+ *
+ * ERR_* say why (a packet dropped for a bad descriptor moves *_DROP_BAD_DESC
+ * and exactly one ERR_DESC_* / ERR_INDIRECT_*). ERR_AVAIL_IDX and an avail
+ * ring head index >= size (ERR_DESC_INDEX) make the ring inconsistent: the
+ * queue stops (broken) and ERR_RING_BROKEN moves once. Packets offered to a
+ * broken queue are ENQ_DROP_NOT_READY; a broken queue dequeues nothing.
+ * NOTIFY_SENT + NOTIFY_SUPPRESSED = bursts that published used entries.
+ *
+ * Enqueue drop reasons: RING_FULL (not enough guest buffers posted; the rest
+ * of the burst is dropped the same way), TOO_LARGE (hdr_len + pkt_len >
+ * max_pkt_len, or, without MRG_RXBUF, more than the next chain holds: that
+ * chain stays posted), BAD_DESC (chain(s) returned with used len 0),
+ * SHORT_HDR (first chain smaller than hdr_len; returned with len 0).
+ * Dequeue: TOO_LARGE (chain bytes > max_pkt_len), NO_MBUF (segment
+ * allocation failed mid-chain; when no head mbuf can be had, chains stay
+ * posted instead), SHORT_HDR (chain holds hdr_len bytes or fewer).
  */
 #define VSW_VIRTQ_STATS(X)                                                     \
 	X(ENQ_PACKETS, "enq_packets")                                          \
@@ -63,6 +79,7 @@ struct vsw_mem {
 	X(ENQ_DROP_NOT_READY, "enq_drop_not_ready")                            \
 	X(ENQ_DROP_TOO_LARGE, "enq_drop_too_large")                            \
 	X(ENQ_DROP_BAD_DESC, "enq_drop_bad_desc")                              \
+	X(ENQ_DROP_SHORT_HDR, "enq_drop_short_hdr")                            \
 	X(DEQ_PACKETS, "deq_packets")                                          \
 	X(DEQ_BYTES, "deq_bytes")                                              \
 	X(DEQ_DROP_BAD_DESC, "deq_drop_bad_desc")                              \
@@ -76,6 +93,7 @@ struct vsw_mem {
 	X(ERR_DESC_WRONG_DIR, "err_desc_wrong_dir")                            \
 	X(ERR_INDIRECT_NESTED, "err_indirect_nested")                          \
 	X(ERR_INDIRECT_LEN, "err_indirect_len")                                \
+	X(ERR_INDIRECT_NEXT, "err_indirect_next")                              \
 	X(ERR_AVAIL_IDX, "err_avail_idx")                                      \
 	X(ERR_RING_BROKEN, "err_ring_broken")                                  \
 	X(NOTIFY_SENT, "notify_sent")                                          \
@@ -106,7 +124,9 @@ struct vsw_virtq_config {
 	const struct vsw_mem *mem; /* must outlive the queue */
 	vsw_virtq_notify_fn notify; /* may be NULL: never notify */
 	void *notify_ctx;
-	uint32_t max_pkt_len; /* dequeue: bigger chains are dropped; 0 = 65535+hdr */
+	uint32_t max_pkt_len; /* chain bytes incl. header, both directions:
+			       * bigger are dropped; 0 = 65535 + hdr_len */
+	const char *name;     /* for log lines ("vm1 q0"); may be NULL */
 };
 
 /*
@@ -130,7 +150,12 @@ struct vsw_virtq {
 	vsw_virtq_notify_fn notify;
 	void *notify_ctx;
 	uint64_t stats[VSW_VIRTQ_STAT__MAX];
+	const char *name;
 	/* internal from here on: may change without notice */
+	const uint16_t *used_event; /* avail->ring[size], with EVENT_IDX */
+	bool hdr_coalign;        /* enqueue: header in mbuf headroom, one run */
+	uint64_t log_next_tsc;   /* rate limiter for guest-error log lines */
+	uint32_t log_suppressed;
 	/* shadow used ring: filled per burst, published once */
 	uint32_t shadow_n;
 	struct {

@@ -1,0 +1,175 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Guest -> host (the guest's TX queue): takes chains from the avail ring,
+ * skips the virtio-net header wherever it lies (split over descriptors or
+ * sharing one with data), copies the frame through vsw_copy() into mbufs
+ * from the caller's mempool (chained when longer than one mbuf), and
+ * returns every chain used (len 0: the device wrote nothing).
+ *
+ * Runs on the queue's poller; no locks, no allocation besides mbufs.
+ * Trusts the struct vsw_virtq; every descriptor is checked by the walker.
+ */
+#include <rte_mbuf.h>
+
+#include <vsw/copy.h>
+
+#include "virtq_priv.h"
+
+/* Appends a fresh segment to m after seg; NULL when the pool is empty. */
+static struct rte_mbuf *
+seg_append(struct rte_mempool *mp, struct rte_mbuf *m, struct rte_mbuf *seg)
+{
+	struct rte_mbuf *s = rte_pktmbuf_alloc(mp);
+
+	if (unlikely(s == NULL))
+		return NULL;
+	s->data_off = 0; /* only the head needs headroom */
+	seg->next = s;
+	m->nb_segs++;
+	return s;
+}
+
+/*
+ * Copies one chain's frame into m (a fresh head). Returns 0, or the
+ * DEQ_DROP_* counter; a bad descriptor also sets *why (ERR_*).
+ */
+static __rte_always_inline int
+dequeue_chain(struct vsw_virtq *vq, struct rte_mempool *mp,
+	struct rte_mbuf *m, uint16_t head, enum vsw_virtq_stat *why)
+{
+	struct rte_mbuf *seg = m;
+	uint8_t *dst = rte_pktmbuf_mtod(m, uint8_t *);
+	uint32_t room = rte_pktmbuf_tailroom(m);
+	uint32_t skip = vq->hdr_len;
+	uint64_t total = 0;
+	struct virtq_walk w;
+	uint8_t *src;
+	uint32_t len;
+	int rc;
+
+	if (unlikely(virtq_walk_start(vq, &w, head, 0) < 0))
+		goto bad;
+	while ((rc = virtq_walk_span(vq, &w, &src, &len)) > 0) {
+		total += len;
+		if (unlikely(total > vq->max_pkt_len))
+			return VSW_VIRTQ_STAT_DEQ_DROP_TOO_LARGE;
+		if (unlikely(skip != 0)) {
+			uint32_t k = RTE_MIN(skip, len);
+
+			skip -= k;
+			src += k;
+			len -= k;
+		}
+		while (len != 0) {
+			uint32_t k;
+
+			if (unlikely(room == 0)) {
+				seg = seg_append(mp, m, seg);
+				if (seg == NULL)
+					return VSW_VIRTQ_STAT_DEQ_DROP_NO_MBUF;
+				dst = rte_pktmbuf_mtod(seg, uint8_t *);
+				room = rte_pktmbuf_tailroom(seg);
+			}
+			k = RTE_MIN(len, room);
+			vsw_copy(dst, src, k);
+			dst += k;
+			src += k;
+			len -= k;
+			room -= k;
+			seg->data_len += k;
+		}
+	}
+	if (unlikely(rc < 0))
+		goto bad;
+	if (unlikely(total <= vq->hdr_len))
+		return VSW_VIRTQ_STAT_DEQ_DROP_SHORT_HDR;
+	m->pkt_len = (uint32_t)(total - vq->hdr_len);
+	return 0;
+bad:
+	*why = w.err;
+	return VSW_VIRTQ_STAT_DEQ_DROP_BAD_DESC;
+}
+
+static __rte_noinline void
+dequeue_drop(struct vsw_virtq *vq, struct rte_mbuf *m, uint16_t head,
+	int reason, enum vsw_virtq_stat why)
+{
+	virtq_count(vq, (enum vsw_virtq_stat)reason, 1);
+	if (reason == VSW_VIRTQ_STAT_DEQ_DROP_BAD_DESC) {
+		virtq_count(vq, why, 1);
+		virtq_log_guest(vq, "tx chain %u dropped: %s", head,
+			vsw_virtq_stat_name(why));
+	} else if (reason != VSW_VIRTQ_STAT_DEQ_DROP_NO_MBUF) {
+		virtq_log_guest(vq, "tx chain %u dropped: %s", head,
+			vsw_virtq_stat_name((enum vsw_virtq_stat)reason));
+	}
+	/* keep the head for the next chain */
+	rte_pktmbuf_free(m->next);
+	rte_pktmbuf_reset(m);
+}
+
+/* Heads for up to n chains: all at once, else as many as the pool has. */
+static uint16_t
+alloc_heads(struct rte_mempool *mp, struct rte_mbuf **pkts, uint16_t n)
+{
+	uint16_t i;
+
+	if (likely(rte_pktmbuf_alloc_bulk(mp, pkts, n) == 0))
+		return n;
+	for (i = 0; i < n; i++) {
+		pkts[i] = rte_pktmbuf_alloc(mp);
+		if (pkts[i] == NULL)
+			break;
+	}
+	return i;
+}
+
+uint16_t
+vsw_virtq_dequeue_burst(struct vsw_virtq *vq, struct rte_mempool *mp,
+	struct rte_mbuf **pkts, uint16_t n)
+{
+	enum vsw_virtq_stat why = VSW_VIRTQ_STAT__MAX;
+	uint64_t bytes = 0;
+	uint16_t i, count, out = 0;
+	int avail;
+
+	if (unlikely(vq->broken))
+		return 0;
+	avail = virtq_avail_count(vq);
+	if (unlikely(avail < 0)) {
+		virtq_break(vq, VSW_VIRTQ_STAT_ERR_AVAIL_IDX, "avail idx",
+			vq->avail->idx);
+		return 0;
+	}
+	count = RTE_MIN(n, (uint16_t)avail);
+	if (count == 0)
+		return 0;
+	/* no mbuf, no chain taken: the guest's packets wait in its ring */
+	count = alloc_heads(mp, pkts, count);
+	for (i = 0; i < count; i++) {
+		uint16_t head = virtq_avail_head(vq, vq->last_avail_idx);
+		struct rte_mbuf *m = pkts[out];
+		int rc;
+
+		if (unlikely(head >= vq->size)) {
+			virtq_break(vq, VSW_VIRTQ_STAT_ERR_DESC_INDEX,
+				"avail head", head);
+			break;
+		}
+		vq->last_avail_idx++;
+		rc = dequeue_chain(vq, mp, m, head, &why);
+		virtq_shadow_push(vq, head, 0);
+		if (likely(rc == 0)) {
+			bytes += m->pkt_len;
+			out++;
+		} else {
+			dequeue_drop(vq, m, head, rc, why);
+		}
+	}
+	if (out < count)
+		rte_pktmbuf_free_bulk(&pkts[out], count - out);
+	virtq_count(vq, VSW_VIRTQ_STAT_DEQ_PACKETS, out);
+	virtq_count(vq, VSW_VIRTQ_STAT_DEQ_BYTES, bytes);
+	virtq_flush_used(vq);
+	return out;
+}

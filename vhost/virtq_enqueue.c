@@ -1,0 +1,290 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Host -> guest (the guest's RX queue): copies each mbuf (any number of
+ * segments) behind a virtio-net header into the guest's posted buffers,
+ * through vsw_copy(). With MRG_RXBUF a packet spreads over as many chains
+ * as it needs and num_buffers says how many; without it a packet must fit
+ * one chain. Used entries collect in the shadow ring and are published once
+ * per burst (virtq_notify.c).
+ *
+ * Co-alignment: when the first mbuf segment is ours alone (direct, refcnt
+ * 1) and has headroom, the header is written into that headroom so header
+ * and data go to the guest as one run whose source and destination keep
+ * the same relative alignment (vq->hdr_coalign; to be measured in
+ * bench/vsw-bench-virtq).
+ *
+ * Runs on the queue's poller; no locks, no allocation. The mbufs are
+ * trusted (they come from the switch); every descriptor is checked by the
+ * walker (virtq_desc.c).
+ */
+#include <rte_byteorder.h>
+#include <rte_mbuf.h>
+
+#include <vsw/copy.h>
+
+#include "virtq_priv.h"
+
+/* A packet's progress through the guest's chains. */
+struct enq_pkt {
+	struct virtq_walk w;
+	uint16_t head;
+	uint16_t nbufs;
+	uint32_t chain_len;  /* bytes written into the current chain */
+	uint32_t off;        /* header + frame bytes written so far */
+	uint8_t *nb[2];      /* num_buffers in guest memory (may be split) */
+	uint16_t start_avail;
+	uint32_t start_shadow;
+	uint16_t avail_end;
+};
+
+/* Result of one packet, beyond the ENQ_DROP_* counters. */
+#define ENQ_OK 0
+#define ENQ_BROKEN (-1)
+
+/* Undo a packet that cannot be placed: its chains stay posted. */
+static int
+enq_rollback(struct vsw_virtq *vq, struct enq_pkt *p, int reason)
+{
+	vq->last_avail_idx = p->start_avail;
+	vq->shadow_n = p->start_shadow;
+	return reason;
+}
+
+/* A bad chain: every chain the packet took goes back with len 0. */
+static int
+enq_bad(struct vsw_virtq *vq, struct enq_pkt *p, int reason)
+{
+	uint32_t i;
+
+	for (i = p->start_shadow; i < vq->shadow_n; i++)
+		vq->shadow[i].len = 0;
+	virtq_shadow_push(vq, p->head, 0);
+	return reason;
+}
+
+/* Takes the next avail chain for the packet; ENQ_OK or a failure code. */
+static __rte_always_inline int
+enq_take_chain(struct vsw_virtq *vq, struct enq_pkt *p)
+{
+	uint16_t head;
+
+	if (unlikely(vq->last_avail_idx == p->avail_end))
+		return enq_rollback(vq, p, VSW_VIRTQ_STAT_ENQ_DROP_RING_FULL);
+	head = virtq_avail_head(vq, vq->last_avail_idx);
+	if (unlikely(head >= vq->size)) {
+		enq_rollback(vq, p, 0);
+		virtq_break(vq, VSW_VIRTQ_STAT_ERR_DESC_INDEX, "avail head",
+			head);
+		return ENQ_BROKEN;
+	}
+	vq->last_avail_idx++;
+	p->head = head;
+	p->chain_len = 0;
+	p->nbufs++;
+	if (unlikely(virtq_walk_start(vq, &p->w, head, VRING_DESC_F_WRITE) <
+		    0))
+		return enq_bad(vq, p, VSW_VIRTQ_STAT_ENQ_DROP_BAD_DESC);
+	return ENQ_OK;
+}
+
+/* The current chain is full and bytes remain: move to the next one. */
+static int
+enq_chain_full(struct vsw_virtq *vq, struct enq_pkt *p, bool mrg)
+{
+	if (unlikely(p->off < vq->hdr_len))
+		return enq_bad(vq, p, VSW_VIRTQ_STAT_ENQ_DROP_SHORT_HDR);
+	if (!mrg)
+		return enq_rollback(vq, p, VSW_VIRTQ_STAT_ENQ_DROP_TOO_LARGE);
+	virtq_shadow_push(vq, p->head, p->chain_len);
+	return enq_take_chain(vq, p);
+}
+
+/* Remembers where the header's num_buffers bytes (10, 11) landed. */
+static __rte_always_inline void
+enq_note_nb(struct enq_pkt *p, uint8_t *dst, uint32_t k)
+{
+	if (p->off <= 10 && p->off + k > 10)
+		p->nb[0] = dst + (10 - p->off);
+	if (p->off <= 11 && p->off + k > 11)
+		p->nb[1] = dst + (11 - p->off);
+}
+
+/*
+ * Copies header + packet into the guest. Returns ENQ_OK, an ENQ_DROP_*
+ * counter (*why set for BAD_DESC), or ENQ_BROKEN.
+ */
+static __rte_always_inline int
+enqueue_one(struct vsw_virtq *vq, struct rte_mbuf *m, uint16_t avail_end,
+	bool mrg, enum vsw_virtq_stat *why)
+{
+	uint8_t hdr[12] = {0};
+	const uint8_t *sp = hdr;
+	uint32_t sl = vq->hdr_len, dl = 0;
+	const struct rte_mbuf *seg = m;
+	struct enq_pkt p;
+	uint8_t *dp = NULL;
+	int rc;
+
+	p.w.err = VSW_VIRTQ_STAT__MAX;
+	p.nbufs = 0;
+	p.off = 0;
+	p.nb[0] = p.nb[1] = NULL;
+	p.start_avail = vq->last_avail_idx;
+	p.start_shadow = vq->shadow_n;
+	p.avail_end = avail_end;
+	if (unlikely(m->pkt_len + vq->hdr_len > vq->max_pkt_len))
+		return VSW_VIRTQ_STAT_ENQ_DROP_TOO_LARGE;
+	hdr[10] = 1; /* num_buffers, patched below when more are used */
+	if (vq->hdr_coalign && RTE_MBUF_DIRECT(m) &&
+		rte_mbuf_refcnt_read(m) == 1 &&
+		rte_pktmbuf_headroom(m) >= vq->hdr_len) {
+		uint8_t *h = rte_pktmbuf_mtod(m, uint8_t *) - vq->hdr_len;
+
+		memcpy(h, hdr, vq->hdr_len);
+		sp = h;
+		sl += m->data_len;
+		seg = m->next;
+	}
+	rc = enq_take_chain(vq, &p);
+	if (unlikely(rc != ENQ_OK))
+		goto out;
+	for (;;) {
+		uint32_t k;
+
+		if (sl == 0) {
+			if (seg == NULL)
+				break;
+			sp = rte_pktmbuf_mtod(seg, const uint8_t *);
+			sl = seg->data_len;
+			seg = seg->next;
+			continue;
+		}
+		if (dl == 0) {
+			rc = virtq_walk_span(vq, &p.w, &dp, &dl);
+			if (unlikely(rc < 0)) {
+				rc = enq_bad(vq, &p,
+					VSW_VIRTQ_STAT_ENQ_DROP_BAD_DESC);
+				goto out;
+			}
+			if (rc == 0) {
+				rc = enq_chain_full(vq, &p, mrg);
+				if (unlikely(rc != ENQ_OK))
+					goto out;
+			}
+			continue;
+		}
+		k = RTE_MIN(sl, dl);
+		if (mrg && unlikely(p.off < 12))
+			enq_note_nb(&p, dp, k);
+		vsw_copy(dp, sp, k);
+		sp += k;
+		sl -= k;
+		dp += k;
+		dl -= k;
+		p.off += k;
+		p.chain_len += k;
+	}
+	virtq_shadow_push(vq, p.head, p.chain_len);
+	if (mrg && p.nbufs != 1) {
+		*p.nb[0] = (uint8_t)p.nbufs;
+		*p.nb[1] = (uint8_t)(p.nbufs >> 8);
+	}
+	return ENQ_OK;
+out:
+	*why = p.w.err;
+	return rc;
+}
+
+static __rte_noinline void
+enqueue_drop(struct vsw_virtq *vq, int reason, enum vsw_virtq_stat why)
+{
+	virtq_count(vq, (enum vsw_virtq_stat)reason, 1);
+	if (reason == VSW_VIRTQ_STAT_ENQ_DROP_BAD_DESC) {
+		virtq_count(vq, why, 1);
+		virtq_log_guest(vq, "rx chain dropped: %s",
+			vsw_virtq_stat_name(why));
+	} else if (reason == VSW_VIRTQ_STAT_ENQ_DROP_SHORT_HDR) {
+		virtq_log_guest(vq, "rx buffer shorter than the header");
+	}
+}
+
+/* mrg is constant per call site, so enqueue_one is specialised twice. */
+static __rte_always_inline uint16_t
+enqueue_burst(struct vsw_virtq *vq, struct rte_mbuf **pkts, uint16_t n,
+	uint16_t avail_end, bool mrg)
+{
+	enum vsw_virtq_stat why = VSW_VIRTQ_STAT__MAX;
+	uint64_t bytes = 0;
+	uint16_t i, out = 0;
+
+	for (i = 0; i < n; i++) {
+		int rc = enqueue_one(vq, pkts[i], avail_end, mrg, &why);
+
+		if (likely(rc == ENQ_OK)) {
+			bytes += pkts[i]->pkt_len;
+			out++;
+			continue;
+		}
+		if (rc == ENQ_BROKEN) {
+			virtq_count(vq, VSW_VIRTQ_STAT_ENQ_DROP_NOT_READY,
+				n - i);
+			break;
+		}
+		if (rc == VSW_VIRTQ_STAT_ENQ_DROP_RING_FULL) {
+			virtq_count(vq, VSW_VIRTQ_STAT_ENQ_DROP_RING_FULL,
+				n - i);
+			break;
+		}
+		enqueue_drop(vq, rc, why);
+	}
+	virtq_count(vq, VSW_VIRTQ_STAT_ENQ_PACKETS, out);
+	virtq_count(vq, VSW_VIRTQ_STAT_ENQ_BYTES, bytes);
+	virtq_flush_used(vq);
+	return out;
+}
+
+static __rte_noinline uint16_t
+enqueue_burst_mrg(struct vsw_virtq *vq, struct rte_mbuf **pkts, uint16_t n,
+	uint16_t avail_end)
+{
+	return enqueue_burst(vq, pkts, n, avail_end, true);
+}
+
+static __rte_noinline uint16_t
+enqueue_burst_one(struct vsw_virtq *vq, struct rte_mbuf **pkts, uint16_t n,
+	uint16_t avail_end)
+{
+	return enqueue_burst(vq, pkts, n, avail_end, false);
+}
+
+uint16_t
+vsw_virtq_enqueue_burst(struct vsw_virtq *vq, struct rte_mbuf **pkts,
+	uint16_t n)
+{
+	int avail;
+
+	/* n > VSW_VIRTQ_BURST_MAX works too: a burst never takes more than
+	 * the ring's size of chains, which the shadow ring holds */
+	if (unlikely(vq->broken)) {
+		virtq_count(vq, VSW_VIRTQ_STAT_ENQ_DROP_NOT_READY, n);
+		return 0;
+	}
+	if (n == 0)
+		return 0;
+	avail = virtq_avail_count(vq);
+	if (unlikely(avail < 0)) {
+		virtq_break(vq, VSW_VIRTQ_STAT_ERR_AVAIL_IDX, "avail idx",
+			vq->avail->idx);
+		virtq_count(vq, VSW_VIRTQ_STAT_ENQ_DROP_NOT_READY, n);
+		return 0;
+	}
+	if (avail == 0) {
+		virtq_count(vq, VSW_VIRTQ_STAT_ENQ_DROP_RING_FULL, n);
+		return 0;
+	}
+	if (virtq_has(vq, VSW_VIRTIO_NET_F_MRG_RXBUF))
+		return enqueue_burst_mrg(vq, pkts, n,
+			(uint16_t)(vq->last_avail_idx + avail));
+	return enqueue_burst_one(vq, pkts, n,
+		(uint16_t)(vq->last_avail_idx + avail));
+}

@@ -1,0 +1,74 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Publishing used entries and deciding whether to kick the guest: the
+ * burst's shadow used ring is copied out, used->idx is stored once with
+ * release order, and the guest is notified at most once per burst when it
+ * asked (EVENT_IDX: used_event; otherwise VRING_AVAIL_F_NO_INTERRUPT).
+ *
+ * avail_event (whether the guest kicks us) is not written here: a polling
+ * backend wants no kicks, and the port controls them through librte_vhost
+ * (rte_vhost_enable_guest_notification), which owns that field.
+ *
+ * Runs on the queue's poller. Reads used_event and the avail flags from
+ * guest memory (any value is safe: they only decide whether to kick).
+ */
+#include "virtq_priv.h"
+
+/* virtio 1.1 2.7.7.2: kick when new_idx has passed event since old. */
+static inline bool
+need_event(uint16_t event, uint16_t new_idx, uint16_t old)
+{
+	return (uint16_t)(new_idx - event - 1) < (uint16_t)(new_idx - old);
+}
+
+static bool
+guest_wants_kick(struct vsw_virtq *vq)
+{
+	uint16_t old, now;
+
+	if (vq->used_event == NULL) {
+		uint16_t flags = __atomic_load_n(&vq->avail->flags,
+			__ATOMIC_RELAXED);
+
+		return !(flags & VRING_AVAIL_F_NO_INTERRUPT);
+	}
+	old = vq->signalled_used;
+	now = vq->last_used_idx;
+	vq->signalled_used = now;
+	if (unlikely(!vq->signalled_used_valid)) {
+		vq->signalled_used_valid = true;
+		return true;
+	}
+	return need_event(__atomic_load_n(vq->used_event, __ATOMIC_RELAXED),
+		now, old);
+}
+
+void
+virtq_flush_used(struct vsw_virtq *vq)
+{
+	uint32_t mask = vq->size - 1;
+	uint16_t used = vq->last_used_idx;
+	uint32_t i;
+
+	if (vq->shadow_n == 0)
+		return;
+	for (i = 0; i < vq->shadow_n; i++) {
+		struct vring_used_elem *e = &vq->used->ring[(used + i) & mask];
+
+		e->id = vq->shadow[i].id;
+		e->len = vq->shadow[i].len;
+	}
+	used = (uint16_t)(used + vq->shadow_n);
+	vq->shadow_n = 0;
+	vq->last_used_idx = used;
+	__atomic_store_n(&vq->used->idx, used, __ATOMIC_RELEASE);
+	/* the used idx store must be visible before we read used_event/flags
+	 * (store-load order), or guest and host may each wait for the other */
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	if (guest_wants_kick(vq) && vq->notify != NULL) {
+		vq->notify(vq->notify_ctx);
+		virtq_count(vq, VSW_VIRTQ_STAT_NOTIFY_SENT, 1);
+	} else {
+		virtq_count(vq, VSW_VIRTQ_STAT_NOTIFY_SUPPRESSED, 1);
+	}
+}

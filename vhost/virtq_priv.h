@@ -1,0 +1,164 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Private to vhost/virtq*.c: ring layout access, the inline guest address
+ * translation, the descriptor-chain walker, the shadow used ring and the
+ * rate-limited guest-error log. Nothing here is for other modules.
+ */
+#ifndef VSW_VIRTQ_PRIV_H
+#define VSW_VIRTQ_PRIV_H
+
+#include <stdint.h>
+#include <string.h>
+#include <linux/virtio_ring.h>
+
+#include <rte_branch_prediction.h>
+#include <rte_common.h>
+#include <rte_log.h>
+
+#include <vsw/virtq.h>
+
+extern int vsw_virtq_logtype;
+
+/* Guest-caused problems: one line per queue per second at most. */
+void virtq_log_guest(struct vsw_virtq *vq, const char *fmt, ...)
+	__rte_cold __rte_format_printf(2, 3);
+
+#define VIRTQ_LOG(level, fmt, ...)                                             \
+	rte_log(RTE_LOG_##level, vsw_virtq_logtype, "vsw.virtq: " fmt "\n",   \
+		##__VA_ARGS__)
+
+static inline void
+virtq_count(struct vsw_virtq *vq, enum vsw_virtq_stat s, uint64_t n)
+{
+	vq->stats[s] += n;
+}
+
+/*
+ * Guest physical -> our virtual address. Overflow-safe: [gpa, gpa + len)
+ * must not wrap; *contig is how much of it lies in the one region found.
+ */
+static __rte_always_inline void *
+virtq_translate(const struct vsw_mem *mem, uint64_t gpa, uint64_t len,
+	uint64_t *contig)
+{
+	uint32_t i;
+
+	if (unlikely(len == 0 || len - 1 > UINT64_MAX - gpa))
+		return NULL;
+	for (i = 0; i < mem->nregions; i++) {
+		const struct vsw_mem_region *r = &mem->regions[i];
+		uint64_t off = gpa - r->guest_phys_addr;
+
+		if (gpa >= r->guest_phys_addr && off < r->size) {
+			uint64_t room = r->size - off;
+
+			*contig = len < room ? len : room;
+			return (void *)(uintptr_t)(r->host_user_addr + off);
+		}
+	}
+	return NULL;
+}
+
+/* Copy len guest bytes at gpa to dst, across regions; -1 if any is missing. */
+int virtq_mem_read(const struct vsw_mem *mem, void *dst, uint64_t gpa,
+	uint32_t len);
+
+/*
+ * Walks one descriptor chain (direct, or through one indirect table) and
+ * hands out translated spans. Every check on guest descriptors lives in
+ * virtq_desc.c; on failure err names the ERR_* counter.
+ */
+struct virtq_walk {
+	const struct vring_desc *table; /* NULL: indirect table read by gpa */
+	uint64_t table_gpa;
+	uint32_t n;     /* entries in the current table */
+	uint32_t count; /* descriptors taken from the current table */
+	uint16_t flags; /* current descriptor */
+	uint16_t next;
+	uint16_t dir;   /* VRING_DESC_F_WRITE (enqueue) or 0 (dequeue) */
+	bool indirect;
+	uint64_t gpa;   /* unconsumed rest of the current descriptor */
+	uint64_t left;
+	enum vsw_virtq_stat err;
+};
+
+int virtq_walk_start(struct vsw_virtq *vq, struct virtq_walk *w, uint16_t head,
+	uint16_t dir);
+int virtq_walk_load(struct vsw_virtq *vq, struct virtq_walk *w, uint32_t idx);
+
+/*
+ * Next span of the chain: 1 with p and len set, 0 at the chain's end, -1 on a
+ * bad descriptor (w->err). A span never crosses a region boundary.
+ */
+static __rte_always_inline int
+virtq_walk_span(struct vsw_virtq *vq, struct virtq_walk *w, uint8_t **p,
+	uint32_t *len)
+{
+	uint64_t contig;
+	void *va;
+
+	while (w->left == 0) {
+		if (!(w->flags & VRING_DESC_F_NEXT))
+			return 0;
+		if (unlikely(virtq_walk_load(vq, w, w->next) < 0))
+			return -1;
+	}
+	va = virtq_translate(vq->mem, w->gpa, w->left, &contig);
+	if (unlikely(va == NULL)) {
+		w->err = VSW_VIRTQ_STAT_ERR_DESC_ADDR;
+		return -1;
+	}
+	*p = va;
+	*len = (uint32_t)contig;
+	w->gpa += contig;
+	w->left -= contig;
+	return 1;
+}
+
+/* The avail ring's head at position idx (not yet validated). */
+static __rte_always_inline uint16_t
+virtq_avail_head(const struct vsw_virtq *vq, uint16_t idx)
+{
+	const volatile uint16_t *ring = vq->avail->ring;
+
+	return ring[idx & (vq->size - 1)];
+}
+
+/*
+ * Reads the avail index once per burst (acquire: ring entries and
+ * descriptors written before it are visible). Returns how many entries are
+ * ready, or -1 when the index is more than size ahead (ring broken).
+ */
+static __rte_always_inline int
+virtq_avail_count(struct vsw_virtq *vq)
+{
+	uint16_t idx = __atomic_load_n(&vq->avail->idx, __ATOMIC_ACQUIRE);
+	uint16_t n = (uint16_t)(idx - vq->last_avail_idx);
+
+	if (unlikely(n > vq->size))
+		return -1;
+	return n;
+}
+
+static __rte_always_inline void
+virtq_shadow_push(struct vsw_virtq *vq, uint16_t id, uint32_t len)
+{
+	vq->shadow[vq->shadow_n].id = id;
+	vq->shadow[vq->shadow_n].len = len;
+	vq->shadow_n++;
+}
+
+/* virtq_notify.c: publish the shadow used ring, then kick if asked. */
+void virtq_flush_used(struct vsw_virtq *vq);
+
+/* virtq.c: stop the queue (ring inconsistent); counts ERR_RING_BROKEN. */
+void virtq_break(struct vsw_virtq *vq, enum vsw_virtq_stat why,
+	const char *what, uint32_t val);
+
+static inline bool
+virtq_has(const struct vsw_virtq *vq, unsigned int bit)
+{
+	return (vq->features >> bit) & 1;
+}
+
+#endif /* VSW_VIRTQ_PRIV_H */

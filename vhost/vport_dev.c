@@ -1,0 +1,443 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * vhost-user device callbacks: what librte_vhost tells us about a
+ * connection (device ready or gone, a vring enabled or disabled, a raw
+ * protocol message before and after the library handles it) turned into
+ * per-vring struct vsw_virtq that pollers pick up through urcu-qsbr.
+ *
+ * Threads: librte_vhost's event thread runs the callbacks (its reconnect
+ * thread runs new_connection; the control thread runs destroy_device from
+ * inside rte_vhost_driver_unregister). Each callback holds port->lock.
+ * A queue is withdrawn by storing NULL and waiting for a grace period
+ * (synchronize_rcu) before anything a poller could still touch changes:
+ * vring pointers, guest memory mappings, the call eventfd.
+ *
+ * Trust: librte_vhost validated the messages; we re-check the memory table
+ * (regions non-empty, no wrap, no overlap) and that each ring pointer lies
+ * in it; vsw_virtq_init checks the rest. We never call a librte_vhost
+ * function that takes a vring lock from a callback that the message
+ * handler runs with all vring locks held (vring_state_changed, pre/post
+ * message): rte_vhost_vring_call and rte_vhost_enable_guest_notification
+ * would deadlock there.
+ *
+ * Guest interrupts: the virtq decides (EVENT_IDX / NO_INTERRUPT) and calls
+ * vport_notify(), which writes the vring's call eventfd itself.
+ * rte_vhost_vring_call() is wrong for an external backend in 22.11: it
+ * re-decides from librte_vhost's own last_used_idx/signalled_used, which
+ * only its built-in data path advances (with EVENT_IDX the guest would
+ * stop being notified after the first call), and it takes the vring's
+ * access lock on the data path.
+ */
+#include <errno.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <rte_vhost.h>
+#include <urcu-qsbr.h>
+
+#include "vport_priv.h"
+
+/* vhost-user request codes we look at (vhost-user spec, front-end side). */
+enum {
+	VHU_SET_FEATURES = 2,
+	VHU_SET_MEM_TABLE = 5,
+	VHU_SET_LOG_BASE = 6,
+	VHU_SET_VRING_NUM = 8,
+	VHU_SET_VRING_ADDR = 9,
+	VHU_SET_VRING_BASE = 10,
+	VHU_GET_QUEUE_NUM = 17,
+};
+
+/* The wire header + a u64 payload (vhost-user spec, packed). */
+struct vhu_msg_u64 {
+	uint32_t request;
+	uint32_t flags;
+	uint32_t size;
+	uint64_t u64;
+} __attribute__((packed));
+
+static void
+vport_notify(void *ctx)
+{
+	const struct vport_queue *q = ctx;
+	const uint64_t one = 1;
+
+	/* EAGAIN means the counter is saturated: the guest is notified. */
+	if (write(q->callfd, &one, sizeof(one)) < 0)
+		return;
+}
+
+/* Load and check the guest memory table into port->mem. */
+static int
+mem_load(struct vsw_vport *port)
+{
+	struct rte_vhost_memory *m = NULL;
+	uint32_t i, j;
+	int rc = 0;
+
+	if (rte_vhost_get_mem_table(port->vid, &m) != 0 || m == NULL)
+		return -EIO;
+	if (m->nregions == 0 || m->nregions > VSW_MEM_REGIONS_MAX) {
+		rc = -E2BIG;
+		goto out;
+	}
+	for (i = 0; i < m->nregions; i++) {
+		const struct rte_vhost_mem_region *r = &m->regions[i];
+
+		if (r->size == 0 || r->host_user_addr == 0 ||
+				r->guest_phys_addr + r->size < r->size ||
+				r->host_user_addr + r->size < r->size) {
+			rc = -EINVAL;
+			goto out;
+		}
+		for (j = 0; j < i; j++) {
+			const struct rte_vhost_mem_region *o = &m->regions[j];
+
+			if (r->guest_phys_addr < o->guest_phys_addr + o->size &&
+					o->guest_phys_addr <
+					r->guest_phys_addr + r->size) {
+				rc = -EINVAL;
+				goto out;
+			}
+		}
+		port->mem.regions[i].guest_phys_addr = r->guest_phys_addr;
+		port->mem.regions[i].size = r->size;
+		port->mem.regions[i].host_user_addr = r->host_user_addr;
+	}
+	port->mem.nregions = m->nregions;
+out:
+	free(m);
+	if (rc != 0)
+		port->mem.nregions = 0;
+	return rc;
+}
+
+/* Our address of a ring (as librte_vhost translated it) back to a GPA. */
+static int
+hva_to_gpa(const struct vsw_mem *mem, const void *p, uint64_t *gpa)
+{
+	uint64_t hva = (uint64_t)(uintptr_t)p;
+	uint32_t i;
+
+	for (i = 0; i < mem->nregions; i++) {
+		const struct vsw_mem_region *r = &mem->regions[i];
+
+		if (hva >= r->host_user_addr &&
+				hva - r->host_user_addr < r->size) {
+			*gpa = r->guest_phys_addr + (hva - r->host_user_addr);
+			return 0;
+		}
+	}
+	return -EFAULT;
+}
+
+/* Fill a virtq from what librte_vhost holds for vring q and publish it. */
+static int
+queue_publish(struct vsw_vport *port, struct vport_queue *q)
+{
+	struct vsw_virtq_config cfg;
+	struct rte_vhost_vring vr;
+	int rc;
+
+	if (q->live != NULL)
+		return 0;
+	memset(&cfg, 0, sizeof(cfg));
+	if (rte_vhost_get_vhost_vring(port->vid, q->index, &vr) != 0 ||
+			rte_vhost_get_vring_base(port->vid, q->index,
+				&cfg.last_avail_idx,
+				&cfg.last_used_idx) != 0) {
+		rc = -EIO;
+		goto fail;
+	}
+	if (hva_to_gpa(&port->mem, vr.desc, &cfg.desc_gpa) != 0 ||
+			hva_to_gpa(&port->mem, vr.avail, &cfg.avail_gpa) != 0 ||
+			hva_to_gpa(&port->mem, vr.used, &cfg.used_gpa) != 0) {
+		rc = -EFAULT;
+		goto fail;
+	}
+	cfg.size = vr.size;
+	cfg.features = port->features;
+	cfg.mem = &port->mem;
+	cfg.max_pkt_len = port->cfg.max_pkt_len;
+	q->callfd = vr.callfd;
+	cfg.notify = vr.callfd >= 0 ? vport_notify : NULL;
+	cfg.notify_ctx = q;
+	cfg.name = q->name;
+	rc = vsw_virtq_init(q->vq, &cfg);
+	if (rc != 0)
+		goto fail;
+	q->initialised = true;
+	rcu_assign_pointer(q->live, q->vq);
+	VPORT_LOG(DEBUG, port, "vring %u live (size %u, avail %u, used %u)",
+		q->index, vr.size, cfg.last_avail_idx, cfg.last_used_idx);
+	return 0;
+fail:
+	port->queue_errors++;
+	VPORT_LOG(ERR, port, "vring %u not set up: %s", q->index,
+		strerror(-rc));
+	return rc;
+}
+
+/*
+ * After a grace period: hand the ring indices back to librte_vhost (so a
+ * GET_VRING_BASE or a later re-publish resumes where we stopped) and fold
+ * the counters into the port's totals.
+ */
+static void
+queue_retire(struct vsw_vport *port, struct vport_queue *q)
+{
+	uint32_t s;
+
+	if (!q->initialised)
+		return;
+	if (port->vid >= 0)
+		rte_vhost_set_vring_base(port->vid, q->index,
+			q->vq->last_avail_idx, q->vq->last_used_idx);
+	for (s = 0; s < VSW_VIRTQ_STAT__MAX; s++) {
+		q->retired[s] += q->vq->stats[s];
+		q->vq->stats[s] = 0;
+	}
+	q->initialised = false;
+}
+
+static void
+queue_withdraw(struct vsw_vport *port, struct vport_queue *q)
+{
+	if (q->live != NULL) {
+		rcu_assign_pointer(q->live, NULL);
+		synchronize_rcu();
+	}
+	queue_retire(port, q);
+}
+
+static void
+queues_withdraw_all(struct vsw_vport *port)
+{
+	bool any = false;
+	uint16_t i;
+
+	for (i = 0; i < port->nr_queues; i++) {
+		if (port->queues[i].live != NULL) {
+			rcu_assign_pointer(port->queues[i].live, NULL);
+			any = true;
+		}
+	}
+	if (any)
+		synchronize_rcu();
+	for (i = 0; i < port->nr_queues; i++)
+		queue_retire(port, &port->queues[i]);
+}
+
+static void
+queues_publish_all(struct vsw_vport *port)
+{
+	uint16_t i;
+	int rc;
+
+	rc = mem_load(port);
+	if (rc != 0) {
+		port->queue_errors++;
+		VPORT_LOG(ERR, port, "guest memory table rejected: %s",
+			strerror(-rc));
+		return;
+	}
+	for (i = 0; i < port->nr_queues; i++)
+		if (port->queues[i].enabled)
+			queue_publish(port, &port->queues[i]);
+}
+
+/* Callbacks find their port by socket path; NULL means not ours. */
+static struct vsw_vport *
+dev_lock(int vid)
+{
+	struct vsw_vport *port = vport_lookup_vid(vid);
+
+	if (port != NULL)
+		pthread_mutex_lock(&port->lock);
+	return port;
+}
+
+static enum rte_vhost_msg_result
+dev_pre_msg(int vid, void *msg)
+{
+	struct vhu_msg_u64 *m = msg;
+	struct vsw_vport *port = dev_lock(vid);
+
+	if (port == NULL)
+		return RTE_VHOST_MSG_RESULT_NOT_HANDLED;
+	switch (m->request) {
+	case VHU_GET_QUEUE_NUM:
+		/* librte_vhost 22.11 would answer its own maximum (128). */
+		m->u64 = port->cfg.queue_pairs;
+		m->size = sizeof(m->u64);
+		pthread_mutex_unlock(&port->lock);
+		return RTE_VHOST_MSG_RESULT_REPLY;
+	case VHU_SET_FEATURES:
+	case VHU_SET_MEM_TABLE:
+	case VHU_SET_LOG_BASE:
+	case VHU_SET_VRING_NUM:
+	case VHU_SET_VRING_ADDR:
+	case VHU_SET_VRING_BASE:
+		/*
+		 * These change what a live queue points at (SET_MEM_TABLE
+		 * unmaps guest memory) without a state callback for an
+		 * external backend: withdraw everything first.
+		 */
+		if (port->running) {
+			queues_withdraw_all(port);
+			port->parked = true;
+		}
+		break;
+	default:
+		break;
+	}
+	pthread_mutex_unlock(&port->lock);
+	return RTE_VHOST_MSG_RESULT_NOT_HANDLED;
+}
+
+static enum rte_vhost_msg_result
+dev_post_msg(int vid, void *msg)
+{
+	struct vsw_vport *port = dev_lock(vid);
+
+	(void)msg;
+	if (port == NULL)
+		return RTE_VHOST_MSG_RESULT_NOT_HANDLED;
+	if (port->parked) {
+		port->parked = false;
+		if (port->running)
+			queues_publish_all(port);
+	}
+	pthread_mutex_unlock(&port->lock);
+	return RTE_VHOST_MSG_RESULT_NOT_HANDLED;
+}
+
+static const struct rte_vhost_user_extern_ops vport_msg_ops = {
+	.pre_msg_handle = dev_pre_msg,
+	.post_msg_handle = dev_post_msg,
+};
+
+static int
+dev_new_connection(int vid)
+{
+	struct vsw_vport *port = dev_lock(vid);
+	uint16_t i;
+
+	if (port == NULL)
+		return -1;
+	port->vid = vid;
+	port->running = false;
+	port->parked = false;
+	for (i = 0; i < port->nr_queues; i++)
+		port->queues[i].enabled = false;
+	if (rte_vhost_extern_callback_register(vid, &vport_msg_ops, port) != 0)
+		VPORT_LOG(WARNING, port, "message hooks not registered");
+	VPORT_LOG(INFO, port, "connected (vid %d)", vid);
+	pthread_mutex_unlock(&port->lock);
+	return 0;
+}
+
+static void
+dev_destroy_connection(int vid)
+{
+	struct vsw_vport *port = dev_lock(vid);
+
+	if (port == NULL)
+		return;
+	/* destroy_device ran before if the device was running */
+	queues_withdraw_all(port);
+	port->running = false;
+	port->vid = -1;
+	VPORT_LOG(INFO, port, "disconnected");
+	pthread_mutex_unlock(&port->lock);
+}
+
+static int
+dev_new_device(int vid)
+{
+	struct vsw_vport *port = dev_lock(vid);
+	uint16_t i, nr;
+
+	if (port == NULL)
+		return -1;
+	if (rte_vhost_get_negotiated_features(vid, &port->features) != 0) {
+		pthread_mutex_unlock(&port->lock);
+		return -1;
+	}
+	port->vid = vid;
+	port->running = true;
+	port->connects++;
+	queues_publish_all(port);
+	/* We poll: ask the guest not to kick (best effort, no vring lock
+	 * is held by librte_vhost while new_device runs). */
+	nr = rte_vhost_get_vring_num(vid);
+	for (i = 0; i < nr && i < port->nr_queues; i++)
+		rte_vhost_enable_guest_notification(vid, i, 0);
+	VPORT_LOG(INFO, port, "device ready: features 0x%" PRIx64 ", %u vrings",
+		port->features, nr);
+	pthread_mutex_unlock(&port->lock);
+	return 0;
+}
+
+static void
+dev_destroy_device(int vid)
+{
+	struct vsw_vport *port = dev_lock(vid);
+
+	if (port == NULL)
+		return;
+	/* returns only after a grace period: no poller is on the rings */
+	queues_withdraw_all(port);
+	port->running = false;
+	VPORT_LOG(INFO, port, "device stopped");
+	pthread_mutex_unlock(&port->lock);
+}
+
+static int
+dev_vring_state_changed(int vid, uint16_t index, int enable)
+{
+	struct vsw_vport *port = dev_lock(vid);
+	struct vport_queue *q;
+
+	if (port == NULL)
+		return -1;
+	if (index >= port->nr_queues) {
+		VPORT_LOG(WARNING, port, "vring %u beyond %u queue pairs: ignored",
+			index, port->cfg.queue_pairs);
+		pthread_mutex_unlock(&port->lock);
+		return 0;
+	}
+	q = &port->queues[index];
+	q->enabled = enable != 0;
+	if (port->running && !port->parked) {
+		if (q->enabled)
+			queue_publish(port, q);
+		else
+			queue_withdraw(port, q);
+	}
+	VPORT_LOG(DEBUG, port, "vring %u %s", index,
+		enable ? "enabled" : "disabled");
+	pthread_mutex_unlock(&port->lock);
+	return 0;
+}
+
+const struct rte_vhost_device_ops vport_dev_ops = {
+	.new_device = dev_new_device,
+	.destroy_device = dev_destroy_device,
+	.vring_state_changed = dev_vring_state_changed,
+	.new_connection = dev_new_connection,
+	.destroy_connection = dev_destroy_connection,
+};
+
+void
+vport_queues_free(struct vsw_vport *port)
+{
+	uint16_t i;
+
+	if (port->queues == NULL)
+		return;
+	for (i = 0; i < port->nr_queues; i++)
+		free(port->queues[i].vq);
+	free(port->queues);
+	port->queues = NULL;
+}

@@ -30,6 +30,14 @@ struct vsw_dpcls_lookup_stats {
 	uint64_t lookups;          /* keys looked up */
 	uint64_t hits;             /* keys that matched a rule */
 	uint64_t subtable_lookups; /* subtables visited, summed over keys */
+	/*
+	 * Optional per-subtable hit counts for re-ranking, owned by the
+	 * caller (NULL / 0 = not counted). subtable_hits[i] counts keys that
+	 * matched in the subtable at lookup position i of the classifier
+	 * looked up; reset the array whenever a new classifier is published.
+	 */
+	uint64_t *subtable_hits;
+	uint32_t n_subtable_hits;
 };
 
 /* Create an empty classifier; NULL on allocation failure. */
@@ -63,6 +71,16 @@ uint32_t vsw_dpcls_n_subtables(const struct vsw_dpcls *cls);
 uint32_t vsw_dpcls_lookup(const struct vsw_dpcls *cls,
 	const struct vsw_flow_key *keys, uint32_t keys_map, void **results,
 	struct vsw_dpcls_lookup_stats *stats);
+
+/*
+ * Re-rank subtables: among subtables of equal maximum priority, the one with
+ * more hits is visited first. hits[i] (n == vsw_dpcls_n_subtables()) is the
+ * hit count of lookup position i, e.g. the sum of every PMD's
+ * subtable_hits for the published classifier; call it on a private clone of
+ * that classifier (clone keeps the order), then publish the clone.
+ * Returns 0, -EINVAL (n mismatch), -ENOMEM.
+ */
+int vsw_dpcls_rerank(struct vsw_dpcls *cls, const uint64_t *hits, uint32_t n);
 
 /* Lookup implementations, selectable at run time by name. */
 int vsw_dpcls_impl_set(const char *name);     /* 0, -ENOENT, -ENOTSUP */

@@ -1,0 +1,245 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Rule actions on the datapath: VLAN push/strip, output to ports, drop,
+ * flood and normal (L2 learning).
+ *
+ * Runs on a PMD, on a run of packets that matched the same rule (so each
+ * rule's plan is decided once per run, not per packet). Room in every output
+ * batch was made before the burst, and the parser guarantees at most one
+ * append per port per packet, so appends are unchecked stores. A packet going
+ * to k ports gets k - 1 extra references (every segment), never a copy; VLAN
+ * edits happen before any output, while the packet is still exclusive.
+ * Trusts: the compiled rule, the PMD's port table snapshot, the keys.
+ */
+#include <string.h>
+
+#include <rte_byteorder.h>
+#include <rte_mbuf.h>
+
+#include "switch_priv.h"
+
+#define ETH_ADDRS 12
+#define VLAN_HDR 4
+
+static int
+vlan_push(struct rte_mbuf *m, uint16_t vid)
+{
+	uint8_t *d;
+	uint16_t tag[2];
+
+	if (unlikely(rte_mbuf_refcnt_read(m) != 1 || RTE_MBUF_CLONED(m) ||
+			m->data_len < ETH_ADDRS))
+		return -1;
+	d = (uint8_t *)rte_pktmbuf_prepend(m, VLAN_HDR);
+	if (unlikely(d == NULL))
+		return -1;
+	memmove(d, d + VLAN_HDR, ETH_ADDRS);
+	tag[0] = rte_cpu_to_be_16(0x8100);
+	tag[1] = rte_cpu_to_be_16(vid & 0x0fff);
+	memcpy(d + ETH_ADDRS, tag, sizeof(tag));
+	return 0;
+}
+
+static int
+vlan_strip(struct rte_mbuf *m)
+{
+	uint8_t *d = rte_pktmbuf_mtod(m, uint8_t *);
+	uint16_t type;
+
+	if (m->data_len < ETH_ADDRS + VLAN_HDR + 2)
+		return 0; /* too short to carry a tag: nothing to strip */
+	memcpy(&type, d + ETH_ADDRS, sizeof(type));
+	if (type != rte_cpu_to_be_16(0x8100) && type != rte_cpu_to_be_16(0x88a8))
+		return 0;
+	if (unlikely(rte_mbuf_refcnt_read(m) != 1 || RTE_MBUF_CLONED(m)))
+		return -1;
+	memmove(d + VLAN_HDR, d, ETH_ADDRS);
+	rte_pktmbuf_adj(m, VLAN_HDR);
+	return 0;
+}
+
+/* Apply the edits; drops packets that cannot be edited. Returns new n. */
+static unsigned
+run_edits(struct vsw_pmd *pmd, const struct vsw_sw_rule *r,
+	struct rte_mbuf **pkts, const struct vsw_flow_key **keys, unsigned n)
+{
+	unsigned i, e, j = 0;
+
+	for (i = 0; i < n; i++) {
+		int rc = 0;
+
+		for (e = 0; e < r->n_edits && rc == 0; e++)
+			rc = r->edits[e].type == VSW_ACTION_PUSH_VLAN ?
+				vlan_push(pkts[i], r->edits[e].arg) :
+				vlan_strip(pkts[i]);
+		if (unlikely(rc < 0)) {
+			rte_pktmbuf_free(pkts[i]);
+			vsw_ctr_add(&pmd->ctr[VSW_PMD_DROP_VLAN], 1);
+			continue;
+		}
+		keys[j] = keys[i];
+		pkts[j++] = pkts[i];
+	}
+	return j;
+}
+
+/* Send n packets to each of ports[0..k): k - 1 extra references each. */
+static void
+out_multi(struct vsw_pmd *pmd, const uint16_t *ports, unsigned k,
+	struct rte_mbuf **pkts, unsigned n)
+{
+	unsigned i, p;
+
+	if (k > 1) {
+		for (i = 0; i < n; i++)
+			rte_pktmbuf_refcnt_update(pkts[i], (int16_t)(k - 1));
+		vsw_ctr_add(&pmd->ctr[VSW_PMD_CLONES], (uint64_t)n * (k - 1));
+	}
+	for (p = 0; p < k; p++) {
+		struct vsw_out_batch *b = vsw_out_batch_get(pmd, ports[p]);
+		struct rte_mbuf **dst = &b->pkts[b->n];
+
+		for (i = 0; i < n; i++) /* room ensured: no bound check */
+			dst[i] = pkts[i];
+		b->n = (uint16_t)(b->n + n);
+	}
+}
+
+static void
+drop(struct vsw_pmd *pmd, enum vsw_pmd_counter why, struct rte_mbuf **pkts,
+	unsigned n)
+{
+	rte_pktmbuf_free_bulk(pkts, n);
+	vsw_ctr_add(&pmd->ctr[why], n);
+}
+
+/* Present ports from list[0..n) except in_port; sets *gone if any absent. */
+static unsigned
+live_ports(const struct vsw_port_table *pt, const uint16_t *list, unsigned n,
+	uint16_t in_port, uint16_t *out, bool *gone)
+{
+	unsigned i, k = 0;
+
+	for (i = 0; i < n; i++) {
+		if (list[i] == in_port)
+			continue;
+		if (list[i] < VSW_SWITCH_MAX_PORTS && pt->port[list[i]] != NULL)
+			out[k++] = list[i];
+		else
+			*gone = true;
+	}
+	return k;
+}
+
+static void
+run_ports(struct vsw_pmd *pmd, const uint16_t *list, unsigned n_list,
+	uint16_t in_port, struct rte_mbuf **pkts, unsigned n)
+{
+	uint16_t ports[VSW_SWITCH_MAX_PORTS];
+	bool gone = false;
+	unsigned k = live_ports(pmd->pt, list, n_list, in_port, ports, &gone);
+
+	if (k == 0)
+		drop(pmd, gone ? VSW_PMD_DROP_PORT_GONE : VSW_PMD_DROP_NO_OUTPUT,
+			pkts, n);
+	else
+		out_multi(pmd, ports, k, pkts, n);
+}
+
+static void
+run_normal(struct vsw_pmd *pmd, uint16_t in_port, struct rte_mbuf **pkts,
+	const struct vsw_flow_key *const *keys, unsigned n)
+{
+	struct vsw_mac_table *mac = pmd->sw->mac;
+	const struct vsw_port_table *pt = pmd->pt;
+	uint32_t epoch = vsw_mac_table_epoch(mac);
+	unsigned i;
+
+	for (i = 0; i < n; i++) {
+		const struct vsw_flow_key *k = keys[i];
+		int port = -1;
+
+		vsw_mac_learn(mac, k->dl_src, in_port, epoch);
+		if (!(k->dl_dst[0] & 1))
+			port = vsw_mac_find(mac, k->dl_dst);
+		if (port == in_port) { /* never back where it came from */
+			drop(pmd, VSW_PMD_DROP_NO_OUTPUT, &pkts[i], 1);
+		} else if (port >= 0 && pt->port[port] != NULL) {
+			struct vsw_out_batch *b = vsw_out_batch_get(pmd,
+				(uint16_t)port);
+
+			b->pkts[b->n++] = pkts[i];
+		} else { /* unknown unicast, broadcast, multicast: flood */
+			run_ports(pmd, pt->list, pt->n_ports, in_port,
+				&pkts[i], 1);
+		}
+	}
+}
+
+void
+vsw_actions_run(struct vsw_pmd *pmd, const struct vsw_sw_rule *r,
+	uint16_t in_port, struct rte_mbuf **pkts,
+	const struct vsw_flow_key *const *keys, unsigned n)
+{
+	const struct vsw_flow_key *ek[VSW_SWITCH_BURST];
+	uint64_t bytes = 0;
+	unsigned i;
+
+	for (i = 0; i < n; i++)
+		bytes += rte_pktmbuf_pkt_len(pkts[i]);
+	vsw_ctr_add(&pmd->rule_pkts[r->id], n);
+	vsw_ctr_add(&pmd->rule_bytes[r->id], bytes);
+	if (unlikely(r->n_edits > 0)) {
+		memcpy(ek, keys, n * sizeof(*keys));
+		n = run_edits(pmd, r, pkts, ek, n);
+		keys = ek;
+	}
+	switch (r->out_kind) {
+	case VSW_OUT_PORTS:
+		run_ports(pmd, r->out_ports, r->n_out, in_port, pkts, n);
+		break;
+	case VSW_OUT_NORMAL:
+		run_normal(pmd, in_port, pkts, keys, n);
+		break;
+	case VSW_OUT_FLOOD:
+		run_ports(pmd, pmd->pt->list, pmd->pt->n_ports, in_port, pkts,
+			n);
+		break;
+	default:
+		drop(pmd, VSW_PMD_DROP_ACTION, pkts, n);
+		break;
+	}
+}
+
+void
+vsw_actions_compile(struct vsw_sw_rule *r)
+{
+	uint32_t i;
+
+	r->out_kind = VSW_OUT_DROP;
+	r->n_out = 0;
+	r->n_edits = 0;
+	for (i = 0; i < r->rule.n_actions; i++) {
+		const struct vsw_action *a = &r->rule.actions[i];
+
+		switch (a->type) {
+		case VSW_ACTION_OUTPUT:
+			/* A number past the table stays: it counts as gone. */
+			r->out_kind = VSW_OUT_PORTS;
+			r->out_ports[r->n_out++] = a->arg;
+			break;
+		case VSW_ACTION_NORMAL:
+			r->out_kind = VSW_OUT_NORMAL;
+			break;
+		case VSW_ACTION_FLOOD:
+			r->out_kind = VSW_OUT_FLOOD;
+			break;
+		case VSW_ACTION_PUSH_VLAN:
+		case VSW_ACTION_STRIP_VLAN:
+			r->edits[r->n_edits++] = *a;
+			break;
+		default:
+			break;
+		}
+	}
+}

@@ -1,0 +1,174 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Exact-match cache: full flow key -> user pointer, one per PMD.
+ *
+ * Owned and used by exactly one thread (its PMD), so nothing here is atomic.
+ * Each key has two candidate slots (two slices of its hash); insertion
+ * replaces an empty or the same-key slot, else the slot whose stored hash is
+ * smaller (a cheap pseudo-random choice). Insertion happens with probability
+ * 1/inv_prob so that a flood of short flows does not thrash the cache
+ * (0 = never: the cache is off). Trusts its callers' keys to be fully zeroed
+ * outside the fields (vsw_flow_extract guarantees it).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dpcls_priv.h"
+
+#define EMC_HASH_BASIS 0x6a09e667f3bcc908ull
+
+struct emc_entry {
+	struct vsw_flow_key key;
+	void *data; /* NULL: empty */
+	uint32_t hash;
+} __attribute__((aligned(64)));
+
+struct vsw_emc {
+	struct emc_entry *entries;
+	uint32_t mask;
+	uint32_t insert_thresh; /* insert when rand <= thresh */
+	bool off;
+	uint64_t rng;           /* xorshift64 state */
+};
+
+struct vsw_emc *
+vsw_emc_create(uint32_t entries)
+{
+	struct vsw_emc *emc;
+	uint32_t n = 2;
+
+	if (entries == 0 || entries > (1u << 24))
+		return NULL;
+	while (n < entries)
+		n <<= 1;
+	emc = calloc(1, sizeof(*emc));
+	if (emc == NULL)
+		return NULL;
+	emc->entries = aligned_alloc(64, (size_t)n * sizeof(struct emc_entry));
+	if (emc->entries == NULL) {
+		free(emc);
+		return NULL;
+	}
+	emc->mask = n - 1;
+	emc->rng = 0x853c49e6748fea9bull ^ (uintptr_t)emc;
+	vsw_emc_set_insert_inv_prob(emc, 1);
+	vsw_emc_flush(emc);
+	return emc;
+}
+
+void
+vsw_emc_destroy(struct vsw_emc *emc)
+{
+	if (emc == NULL)
+		return;
+	free(emc->entries);
+	free(emc);
+}
+
+void
+vsw_emc_set_insert_inv_prob(struct vsw_emc *emc, uint32_t inv_prob)
+{
+	emc->off = inv_prob == 0;
+	emc->insert_thresh = inv_prob == 0 ? 0 : UINT32_MAX / inv_prob;
+}
+
+void
+vsw_emc_flush(struct vsw_emc *emc)
+{
+	memset(emc->entries, 0, (size_t)(emc->mask + 1) *
+		sizeof(struct emc_entry));
+}
+
+static inline __attribute__((always_inline)) uint32_t
+emc_hash(const struct vsw_flow_key *key)
+{
+	return dpcls_hash_words(vsw_flow_key_words(key), VSW_FLOW_KEY_WORDS,
+		EMC_HASH_BASIS);
+}
+
+static inline __attribute__((always_inline)) bool
+emc_key_eq(const struct vsw_flow_key *a, const struct vsw_flow_key *b)
+{
+	return dpcls_words_eq(vsw_flow_key_words(a), vsw_flow_key_words(b),
+		VSW_FLOW_KEY_WORDS);
+}
+
+static inline uint32_t
+emc_slot2(uint32_t hash)
+{
+	/* Second slot from other hash bits, never equal to the first. */
+	return hash ^ (((hash >> 16) | 1u));
+}
+
+uint32_t
+vsw_emc_lookup(struct vsw_emc *emc, const struct vsw_flow_key *keys,
+	uint32_t keys_map, void **results)
+{
+	uint32_t hashes[VSW_DPCLS_BURST];
+	uint32_t map, hits = 0;
+	unsigned i;
+
+	for (map = keys_map; map != 0; map &= map - 1) {
+		i = (unsigned)__builtin_ctz(map);
+		hashes[i] = emc_hash(&keys[i]);
+		__builtin_prefetch(&emc->entries[hashes[i] & emc->mask]);
+	}
+	for (map = keys_map; map != 0; map &= map - 1) {
+		const struct emc_entry *e;
+		uint32_t h;
+
+		i = (unsigned)__builtin_ctz(map);
+		h = hashes[i];
+		e = &emc->entries[h & emc->mask];
+		if (e->hash != h || e->data == NULL ||
+			!emc_key_eq(&e->key, &keys[i])) {
+			e = &emc->entries[emc_slot2(h) & emc->mask];
+			if (e->hash != h || e->data == NULL ||
+				!emc_key_eq(&e->key, &keys[i]))
+				continue;
+		}
+		results[i] = e->data;
+		hits |= 1u << i;
+	}
+	return hits;
+}
+
+static inline uint32_t
+emc_rand(struct vsw_emc *emc)
+{
+	uint64_t x = emc->rng;
+
+	x ^= x << 13;
+	x ^= x >> 7;
+	x ^= x << 17;
+	emc->rng = x;
+	return (uint32_t)(x >> 32);
+}
+
+void
+vsw_emc_insert(struct vsw_emc *emc, const struct vsw_flow_key *key,
+	void *data)
+{
+	struct emc_entry *a, *b, *victim;
+	uint32_t h;
+
+	if (emc->off || data == NULL || emc_rand(emc) > emc->insert_thresh)
+		return;
+	h = emc_hash(key);
+	a = &emc->entries[h & emc->mask];
+	b = &emc->entries[emc_slot2(h) & emc->mask];
+	if (a->data != NULL && a->hash == h && emc_key_eq(&a->key, key))
+		victim = a;
+	else if (b->data != NULL && b->hash == h && emc_key_eq(&b->key, key))
+		victim = b;
+	else if (a->data == NULL)
+		victim = a;
+	else if (b->data == NULL)
+		victim = b;
+	else
+		victim = a->hash <= b->hash ? a : b;
+	victim->key = *key;
+	victim->hash = h;
+	victim->data = data;
+}

@@ -1,0 +1,197 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The PMD poll loop: rx burst -> flow keys -> EMC -> classifier -> actions
+ * on runs of packets that share a rule -> output batches, flushed once per
+ * iteration; then a quiescent state.
+ *
+ * Runs on one PMD thread (a DPDK lcore, or a test thread). Reads the port
+ * and rule tables under liburcu-qsbr and holds them for one iteration; owns
+ * its EMC, batches and counters; takes no lock and allocates nothing. When
+ * the rule table version changes it flushes its EMC before the next lookup,
+ * so no EMC entry can point at a rule freed after the grace period.
+ * Trusts ports' rx_burst for the count it returns (clamped to the burst).
+ */
+#include <errno.h>
+
+#include <rte_cycles.h>
+#include <rte_launch.h>
+#include <rte_mbuf.h>
+#include <urcu-qsbr.h>
+
+#include "switch_priv.h"
+
+_Static_assert(VSW_SWITCH_BURST <= 32 && VSW_SWITCH_BURST == VSW_DPCLS_BURST,
+	"one 32-bit map covers a whole burst");
+
+static inline const struct vsw_rule_table *
+rules_enter(struct vsw_pmd *pmd)
+{
+	const struct vsw_rule_table *rt = rcu_dereference(pmd->sw->rules);
+
+	if (unlikely(rt->version != pmd->rules_version)) {
+		if (pmd->emc != NULL)
+			vsw_emc_flush(pmd->emc);
+		pmd->rules_version = rt->version;
+	}
+	return rt;
+}
+
+/* Classify keys[0..n): res[i] = rule or NULL. */
+static void
+classify(struct vsw_pmd *pmd, const struct vsw_rule_table *rt,
+	const struct vsw_flow_key *keys, unsigned n, void **res)
+{
+	uint32_t map = n == 32 ? UINT32_MAX : (1u << n) - 1;
+	uint32_t hit = 0, miss, found = 0, none, m;
+
+	if (pmd->emc != NULL)
+		hit = vsw_emc_lookup(pmd->emc, keys, map, res);
+	miss = map & ~hit;
+	if (miss != 0) {
+		found = vsw_dpcls_lookup(rt->cls, keys, miss, res,
+			&pmd->cls_stats);
+		for (m = found; pmd->emc != NULL && m != 0; m &= m - 1) {
+			unsigned i = (unsigned)__builtin_ctz(m);
+
+			vsw_emc_insert(pmd->emc, &keys[i], res[i]);
+		}
+		for (none = miss & ~found; none != 0; none &= none - 1)
+			res[__builtin_ctz(none)] = NULL;
+	}
+	vsw_ctr_add(&pmd->ctr[VSW_PMD_EMC_HIT], (unsigned)__builtin_popcount(hit));
+	vsw_ctr_add(&pmd->ctr[VSW_PMD_CLS_HIT],
+		(unsigned)__builtin_popcount(found));
+}
+
+void
+vsw_pmd_process_burst(struct vsw_pmd *pmd, uint16_t in_port,
+	struct rte_mbuf **pkts, unsigned n)
+{
+	struct vsw_flow_key keys[VSW_SWITCH_BURST];
+	const struct vsw_flow_key *kp[VSW_SWITCH_BURST];
+	void *res[VSW_SWITCH_BURST];
+	const struct vsw_rule_table *rt;
+	unsigned i, j;
+
+	if (unlikely(n == 0))
+		return;
+	if (pmd->pt == NULL)
+		pmd->pt = rcu_dereference(pmd->sw->ports);
+	rt = rules_enter(pmd);
+	vsw_ctr_add(&pmd->ctr[VSW_PMD_RX], n);
+	vsw_ctr_add(&pmd->port_ctr[in_port].rx, n);
+	vsw_flow_extract_burst(pkts, n, in_port, keys);
+	classify(pmd, rt, keys, n, res);
+	vsw_out_ensure_room(pmd, n);
+	for (i = 0; i < n; i++)
+		kp[i] = &keys[i];
+	/* Runs of consecutive packets with the same rule act together. */
+	for (i = 0; i < n; i = j) {
+		for (j = i + 1; j < n && res[j] == res[i]; j++)
+			;
+		if (unlikely(res[i] == NULL)) {
+			rte_pktmbuf_free_bulk(&pkts[i], j - i);
+			vsw_ctr_add(&pmd->ctr[VSW_PMD_DROP_NO_RULE], j - i);
+			continue;
+		}
+		vsw_actions_run(pmd, res[i], in_port, &pkts[i], &kp[i], j - i);
+	}
+}
+
+void
+vsw_pmd_flush(struct vsw_pmd *pmd)
+{
+	if (pmd->n_dirty > 0) {
+		if (pmd->pt == NULL)
+			pmd->pt = rcu_dereference(pmd->sw->ports);
+		vsw_out_flush_all(pmd);
+	}
+	pmd->pt = NULL;
+}
+
+unsigned
+vsw_pmd_poll_once(struct vsw_pmd *pmd)
+{
+	struct rte_mbuf *pkts[VSW_SWITCH_BURST];
+	const struct vsw_port_table *pt;
+	uint64_t t0 = rte_rdtsc(), dt;
+	unsigned total = 0;
+	uint32_t q;
+
+	pt = rcu_dereference(pmd->sw->ports);
+	pmd->pt = pt;
+	for (q = pt->rxq_first[pmd->idx]; q < pt->rxq_first[pmd->idx + 1]; q++) {
+		const struct vsw_rxq_ref *r = &pt->rxqs[q];
+		const struct vsw_port *p = pt->port[r->port];
+		unsigned n = p->ops->rx_burst(p->ctx, r->queue, pkts,
+			VSW_SWITCH_BURST);
+
+		if (unlikely(n > VSW_SWITCH_BURST))
+			n = VSW_SWITCH_BURST; /* a broken port: ignore excess */
+		if (n == 0)
+			continue;
+		vsw_pmd_process_burst(pmd, r->port, pkts, n);
+		total += n;
+	}
+	vsw_pmd_flush(pmd);
+	dt = rte_rdtsc() - t0;
+	if (total > 0) {
+		vsw_ctr_add(&pmd->ctr[VSW_PMD_ITER_BUSY], 1);
+		vsw_ctr_add(&pmd->ctr[VSW_PMD_CYCLES_BUSY], dt);
+	} else {
+		vsw_ctr_add(&pmd->ctr[VSW_PMD_ITER_IDLE], 1);
+		vsw_ctr_add(&pmd->ctr[VSW_PMD_CYCLES_IDLE], dt);
+	}
+	return total;
+}
+
+int
+vsw_pmd_main(void *arg)
+{
+	struct vsw_pmd *pmd = arg;
+
+	rcu_register_thread();
+	while (!__atomic_load_n(&pmd->stop, __ATOMIC_ACQUIRE)) {
+		vsw_pmd_poll_once(pmd);
+		rcu_quiescent_state();
+	}
+	rcu_unregister_thread();
+	return 0;
+}
+
+int
+vsw_switch_pmds_start(struct vsw_switch *sw)
+{
+	unsigned i;
+	int rc;
+
+	for (i = 0; i < sw->cfg.n_pmds; i++) {
+		struct vsw_pmd *pmd = sw->pmd[i];
+
+		if (pmd->launched)
+			continue;
+		__atomic_store_n(&pmd->stop, false, __ATOMIC_RELEASE);
+		rc = rte_eal_remote_launch(vsw_pmd_main, pmd, pmd->lcore);
+		if (rc != 0) {
+			vsw_switch_pmds_stop(sw);
+			return rc < 0 ? rc : -EBUSY;
+		}
+		pmd->launched = true;
+	}
+	return 0;
+}
+
+void
+vsw_switch_pmds_stop(struct vsw_switch *sw)
+{
+	unsigned i;
+
+	for (i = 0; i < sw->cfg.n_pmds; i++)
+		__atomic_store_n(&sw->pmd[i]->stop, true, __ATOMIC_RELEASE);
+	for (i = 0; i < sw->cfg.n_pmds; i++) {
+		if (!sw->pmd[i]->launched)
+			continue;
+		rte_eal_wait_lcore(sw->pmd[i]->lcore);
+		sw->pmd[i]->launched = false;
+	}
+}

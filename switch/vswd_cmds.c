@@ -17,6 +17,9 @@
 
 /* The configuration vswd runs when no --config is given. */
 static const char *const default_config[] = {
+	"port-add vm1 vhost-user",
+	"port-add vm2 vhost-user",
+	"flow-add priority=0,actions=normal",
 	NULL,
 };
 
@@ -91,10 +94,39 @@ cmd_log_level(void *ctx, int argc, char **argv, struct vsw_ctl_reply *r)
 }
 
 const struct vsw_ctl_command vswd_commands[] = {
-	{"version", "", 0, 0, cmd_version, "show vswd's version"},
-	{"shutdown", "", 0, 0, cmd_shutdown, "stop vswd gracefully"},
+	{"port-add", "NAME vhost-user|vhost-user-client|dpdk [KEY=VALUE...]",
+		2, 9, vswd_cmd_port_add, "add a port (see README: ports)"},
+	{"port-del", "NAME", 1, 1, vswd_cmd_port_del, "delete a port"},
+	{"port-show", "[NAME]", 0, 1, vswd_cmd_port_show,
+		"ports: counters, drops by reason, features, link state"},
+	{"flow-add", "RULE", 1, 32, vswd_cmd_flow_add,
+		"add a rule, e.g. in_port=vm1,ip,actions=output:vm2"},
+	{"flow-del", "MATCH", 1, 32, vswd_cmd_flow_del,
+		"delete the rule with exactly this match and priority"},
+	{"flow-dump", "", 0, 0, vswd_cmd_flow_dump, "rules with their hits"},
+	{"flow-flush", "", 0, 0, vswd_cmd_flow_flush, "delete every rule"},
+	{"pmd-stats-show", "[PMD]", 0, 1, vswd_cmd_pmd_stats_show,
+		"per-PMD packet, cache, drop and cycle counters"},
+	{"pmd-stats-clear", "[PMD]", 0, 1, vswd_cmd_pmd_stats_clear,
+		"reset PMD counters"},
+	{"pmd-perf-show", "[PMD]", 0, 1, vswd_cmd_pmd_perf_show,
+		"iterations, busy ratio, cycles per packet"},
+	{"pmd-rxq-show", "", 0, 0, vswd_cmd_pmd_rxq_show,
+		"which PMD polls which rx queue"},
+	{"copy-impl-show", "", 0, 0, vswd_cmd_copy_impl_show,
+		"copy engine implementations"},
+	{"copy-impl-set", "NAME", 1, 1, vswd_cmd_copy_impl_set,
+		"select the copy implementation (auto, scalar, avx2, ...)"},
+	{"lookup-impl-show", "", 0, 0, vswd_cmd_lookup_impl_show,
+		"classifier lookup implementations"},
+	{"lookup-impl-set", "NAME", 1, 1, vswd_cmd_lookup_impl_set,
+		"select the classifier lookup implementation"},
+	{"emc-set", "on|off|INV_PROB", 1, 1, vswd_cmd_emc_set,
+		"exact-match cache insertion probability 1/INV_PROB"},
 	{"log-level", "[PATTERN] LEVEL", 1, 2, cmd_log_level,
 		"set the log level of log types matching PATTERN (vsw.*)"},
+	{"version", "", 0, 0, cmd_version, "show vswd's version"},
+	{"shutdown", "", 0, 0, cmd_shutdown, "stop vswd gracefully"},
 };
 const size_t vswd_n_commands = sizeof(vswd_commands) / sizeof(vswd_commands[0]);
 

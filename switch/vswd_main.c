@@ -173,7 +173,7 @@ main(int argc, char **argv)
 	ev_signal_start(d.loop, &sigterm_w);
 	signal(SIGPIPE, SIG_IGN);
 
-	if (start_control(&d) < 0 ||
+	if (vswd_dp_start(&d) < 0 || start_control(&d) < 0 ||
 			vswd_config_run(&d, d.opts.no_default_config ?
 				"" : d.opts.config) < 0) {
 		d.exit_code = 1;
@@ -183,6 +183,7 @@ main(int argc, char **argv)
 	}
 
 	vsw_ctl_server_destroy(d.ctl);
+	vswd_dp_stop(&d);
 	rte_eal_cleanup();
 	unlock_run_dir(&d);
 	vswd_opts_free(&d.opts);

@@ -1,0 +1,192 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * vswd's command table: the index of everything the control socket and the
+ * start-up config can do. Handlers run on the control thread, parse their
+ * arguments here (never in the datapath) and call typed setters/getters.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_log.h>
+
+#include <vsw/vswd.h>
+
+#include "vswd_priv.h"
+
+/* The configuration vswd runs when no --config is given. */
+static const char *const default_config[] = {
+	"port-add vm1 vhost-user",
+	"port-add vm2 vhost-user",
+	"flow-add priority=0,actions=normal",
+	NULL,
+};
+
+static void
+cmd_version(void *ctx, int argc, char **argv, struct vsw_ctl_reply *r)
+{
+	(void)ctx;
+	(void)argc;
+	(void)argv;
+	if (r->json)
+		vsw_ctl_reply_printf(r, "{\"version\": \"%s\"}\n",
+			VSWD_VERSION);
+	else
+		vsw_ctl_reply_printf(r, "vswd %s\n", VSWD_VERSION);
+}
+
+static void
+cmd_shutdown(void *ctx, int argc, char **argv, struct vsw_ctl_reply *r)
+{
+	(void)argc;
+	(void)argv;
+	vswd_request_stop(ctx, "vswctl shutdown");
+	if (r->json)
+		vsw_ctl_reply_printf(r, "{\"shutdown\": true}\n");
+	else
+		vsw_ctl_reply_printf(r, "shutting down\n");
+}
+
+static int
+parse_log_level(const char *s)
+{
+	static const char *const names[] = {"emergency", "alert", "critical",
+		"error", "warning", "notice", "info", "debug"};
+	char *end;
+	long v;
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (strcmp(s, names[i]) == 0)
+			return (int)i + 1;
+	v = strtol(s, &end, 10);
+	if (*s == '\0' || *end != '\0' || v < 1 || v > 8)
+		return -1;
+	return (int)v;
+}
+
+/* log-level [PATTERN] LEVEL: e.g. "log-level vsw.* debug". */
+static void
+cmd_log_level(void *ctx, int argc, char **argv, struct vsw_ctl_reply *r)
+{
+	const char *pattern = argc == 3 ? argv[1] : "vsw.*";
+	const char *level = argv[argc - 1];
+	int lv = parse_log_level(level);
+
+	(void)ctx;
+	if (lv < 0) {
+		vsw_ctl_reply_error(r, "bad log level '%.32s' (emergency..debug "
+			"or 1..8)", level);
+		return;
+	}
+	if (rte_log_set_level_pattern(pattern, (uint32_t)lv) < 0) {
+		vsw_ctl_reply_error(r, "cannot set log level for '%.64s'",
+			pattern);
+		return;
+	}
+	if (r->json) {
+		vsw_ctl_reply_printf(r, "{\"pattern\": ");
+		vsw_ctl_reply_json_str(r, pattern);
+		vsw_ctl_reply_printf(r, ", \"level\": %d}\n", lv);
+	} else {
+		vsw_ctl_reply_printf(r, "%s: level %d\n", pattern, lv);
+	}
+}
+
+const struct vsw_ctl_command vswd_commands[] = {
+	{"port-add", "NAME vhost-user|vhost-user-client|dpdk [KEY=VALUE...]",
+		2, 9, vswd_cmd_port_add, "add a port (see README: ports)"},
+	{"port-del", "NAME", 1, 1, vswd_cmd_port_del, "delete a port"},
+	{"port-show", "[NAME]", 0, 1, vswd_cmd_port_show,
+		"ports: counters, drops by reason, features, link state"},
+	{"flow-add", "RULE", 1, 32, vswd_cmd_flow_add,
+		"add a rule, e.g. in_port=vm1,ip,actions=output:vm2"},
+	{"flow-del", "MATCH", 1, 32, vswd_cmd_flow_del,
+		"delete the rule with exactly this match and priority"},
+	{"flow-dump", "", 0, 0, vswd_cmd_flow_dump, "rules with their hits"},
+	{"flow-flush", "", 0, 0, vswd_cmd_flow_flush, "delete every rule"},
+	{"pmd-stats-show", "[PMD]", 0, 1, vswd_cmd_pmd_stats_show,
+		"per-PMD packet, cache, drop and cycle counters"},
+	{"pmd-stats-clear", "[PMD]", 0, 1, vswd_cmd_pmd_stats_clear,
+		"reset PMD counters"},
+	{"pmd-perf-show", "[PMD]", 0, 1, vswd_cmd_pmd_perf_show,
+		"iterations, busy ratio, cycles per packet"},
+	{"pmd-rxq-show", "", 0, 0, vswd_cmd_pmd_rxq_show,
+		"which PMD polls which rx queue"},
+	{"copy-impl-show", "", 0, 0, vswd_cmd_copy_impl_show,
+		"copy engine implementations"},
+	{"copy-impl-set", "NAME", 1, 1, vswd_cmd_copy_impl_set,
+		"select the copy implementation (auto, scalar, avx2, ...)"},
+	{"lookup-impl-show", "", 0, 0, vswd_cmd_lookup_impl_show,
+		"classifier lookup implementations"},
+	{"lookup-impl-set", "NAME", 1, 1, vswd_cmd_lookup_impl_set,
+		"select the classifier lookup implementation"},
+	{"emc-set", "on|off|INV_PROB", 1, 1, vswd_cmd_emc_set,
+		"exact-match cache insertion probability 1/INV_PROB"},
+	{"log-level", "[PATTERN] LEVEL", 1, 2, cmd_log_level,
+		"set the log level of log types matching PATTERN (vsw.*)"},
+	{"version", "", 0, 0, cmd_version, "show vswd's version"},
+	{"shutdown", "", 0, 0, cmd_shutdown, "stop vswd gracefully"},
+};
+const size_t vswd_n_commands = sizeof(vswd_commands) / sizeof(vswd_commands[0]);
+
+static int
+run_line(struct vswd *d, const char *where, unsigned lineno, char *line)
+{
+	struct vsw_ctl_reply r;
+	int rc;
+
+	/* Blank lines and comments are fine in a config file. */
+	line += strspn(line, " \t\r\n");
+	if (*line == '\0' || *line == '#')
+		return 0;
+	vsw_ctl_reply_init(&r, false);
+	rc = vsw_ctl_execute(vswd_commands, vswd_n_commands, d, line, &r);
+	if (rc != 0) {
+		fprintf(stderr, "vswd: %s:%u: %.*s", where, lineno, (int)r.len,
+			r.buf);
+		vsw_ctl_reply_free(&r);
+		return -1;
+	}
+	vsw_ctl_reply_free(&r);
+	return 0;
+}
+
+int
+vswd_config_run(struct vswd *d, const char *path)
+{
+	char line[VSW_CTL_LINE_MAX + 1];
+	unsigned lineno = 0;
+	FILE *f;
+	int rc = 0;
+
+	if (path != NULL && path[0] == '\0')
+		return 0;
+	if (path == NULL) {
+		for (size_t i = 0; default_config[i] != NULL; i++) {
+			snprintf(line, sizeof(line), "%s", default_config[i]);
+			if (run_line(d, "default config", (unsigned)i + 1,
+					line) < 0)
+				return -1;
+		}
+		return 0;
+	}
+	f = fopen(path, "r");
+	if (f == NULL) {
+		fprintf(stderr, "vswd: cannot read config %s: %s\n", path,
+			strerror(errno));
+		return -1;
+	}
+	while (rc == 0 && fgets(line, sizeof(line), f) != NULL) {
+		lineno++;
+		if (strchr(line, '\n') == NULL && !feof(f)) {
+			fprintf(stderr, "vswd: %s:%u: line too long\n", path,
+				lineno);
+			rc = -1;
+			break;
+		}
+		rc = run_line(d, path, lineno, line);
+	}
+	fclose(f);
+	return rc;
+}

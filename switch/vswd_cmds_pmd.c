@@ -1,0 +1,338 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * PMD and implementation commands: pmd-stats-show, pmd-stats-clear,
+ * pmd-perf-show, pmd-rxq-show, copy-impl-show/set, lookup-impl-show/set,
+ * emc-set. Control thread; reads PMD counters (one writer each) and calls
+ * the modules' typed setters.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <vsw/copy.h>
+#include <vsw/dpcls.h>
+#include <vsw/switch.h>
+
+#include "vswd_priv.h"
+
+/* Which PMDs a command is about: all, or argv[1] as an index. */
+static int
+pmd_range(struct vswd *d, int argc, char **argv, unsigned *lo, unsigned *hi,
+	struct vsw_ctl_reply *r)
+{
+	char *end;
+	unsigned long v;
+
+	*lo = 0;
+	*hi = d->n_pmds;
+	if (argc < 2)
+		return 0;
+	v = strtoul(argv[1], &end, 10);
+	if (*argv[1] == '\0' || *end != '\0' || v >= d->n_pmds) {
+		vsw_ctl_reply_error(r, "no PMD '%.20s' (0..%u)", argv[1],
+			d->n_pmds - 1);
+		return -1;
+	}
+	*lo = (unsigned)v;
+	*hi = (unsigned)v + 1;
+	return 0;
+}
+
+static void
+stats_text(struct vswd *d, unsigned i, const struct vsw_pmd_stats *s,
+	struct vsw_ctl_reply *r)
+{
+	const uint64_t *c = s->c;
+	uint64_t cyc = c[VSW_PMD_CYCLES_BUSY] + c[VSW_PMD_CYCLES_IDLE];
+
+	vsw_ctl_reply_printf(r, "pmd %u (lcore %u):\n", i, d->pmd_lcores[i]);
+	vsw_ctl_reply_printf(r, "  packets received: %" PRIu64 "\n",
+		c[VSW_PMD_RX]);
+	vsw_ctl_reply_printf(r, "  emc hits: %" PRIu64 "\n",
+		c[VSW_PMD_EMC_HIT]);
+	vsw_ctl_reply_printf(r, "  classifier hits: %" PRIu64 "\n",
+		c[VSW_PMD_CLS_HIT]);
+	vsw_ctl_reply_printf(r, "  avg. subtable lookups per classifier hit: "
+		"%.2f\n", s->avg_subtable_lookups_per_hit);
+	vsw_ctl_reply_printf(r, "  miss (no rule): %" PRIu64 "\n",
+		c[VSW_PMD_DROP_NO_RULE]);
+	vsw_ctl_reply_printf(r, "  packets sent: %" PRIu64 "\n",
+		c[VSW_PMD_TX]);
+	for (int k = VSW_PMD_DROP_FIRST; k <= VSW_PMD_DROP_LAST; k++)
+		vsw_ctl_reply_printf(r, "  dropped, %s: %" PRIu64 "\n",
+			vsw_pmd_counter_name((enum vsw_pmd_counter)k), c[k]);
+	vsw_ctl_reply_printf(r, "  avg. packets per output batch: %.2f\n",
+		s->avg_packets_per_batch);
+	vsw_ctl_reply_printf(r, "  idle cycles: %" PRIu64 " (%.2f%%)\n",
+		c[VSW_PMD_CYCLES_IDLE],
+		cyc ? 100.0 * (double)c[VSW_PMD_CYCLES_IDLE] / (double)cyc : 0);
+	vsw_ctl_reply_printf(r, "  processing cycles: %" PRIu64 " (%.2f%%)\n",
+		c[VSW_PMD_CYCLES_BUSY],
+		cyc ? 100.0 * (double)c[VSW_PMD_CYCLES_BUSY] / (double)cyc : 0);
+	vsw_ctl_reply_printf(r, "  avg. processing cycles per packet: %.1f\n",
+		s->cycles_per_packet);
+}
+
+static void
+stats_json(unsigned i, const struct vsw_pmd_stats *s, struct vsw_ctl_reply *r)
+{
+	vsw_ctl_reply_printf(r, "%s{\"pmd\": %u", i ? ", " : "", i);
+	for (int k = 0; k < VSW_PMD_N_COUNTERS; k++)
+		vsw_ctl_reply_printf(r, ", \"%s\": %" PRIu64,
+			vsw_pmd_counter_name((enum vsw_pmd_counter)k), s->c[k]);
+	vsw_ctl_reply_printf(r, ", \"avg_subtable_lookups_per_hit\": %.3f, "
+		"\"avg_packets_per_batch\": %.3f, \"cycles_per_packet\": %.1f, "
+		"\"busy_ratio\": %.4f}", s->avg_subtable_lookups_per_hit,
+		s->avg_packets_per_batch, s->cycles_per_packet, s->busy_ratio);
+}
+
+void
+vswd_cmd_pmd_stats_show(void *ctx, int argc, char **argv,
+	struct vsw_ctl_reply *r)
+{
+	struct vswd *d = ctx;
+	unsigned lo, hi;
+
+	if (pmd_range(d, argc, argv, &lo, &hi, r) < 0)
+		return;
+	if (r->json)
+		vsw_ctl_reply_printf(r, "{\"pmds\": [");
+	for (unsigned i = lo; i < hi; i++) {
+		struct vsw_pmd_stats s;
+
+		if (vsw_switch_pmd_stats(d->sw, i, &s) < 0)
+			continue;
+		if (r->json)
+			stats_json(i - lo, &s, r);
+		else
+			stats_text(d, i, &s, r);
+	}
+	if (r->json)
+		vsw_ctl_reply_printf(r, "]}\n");
+}
+
+void
+vswd_cmd_pmd_stats_clear(void *ctx, int argc, char **argv,
+	struct vsw_ctl_reply *r)
+{
+	struct vswd *d = ctx;
+	unsigned lo, hi;
+
+	if (pmd_range(d, argc, argv, &lo, &hi, r) < 0)
+		return;
+	if (argc < 2)
+		vsw_switch_pmd_stats_clear(d->sw, -1);
+	else
+		vsw_switch_pmd_stats_clear(d->sw, (int)lo);
+	if (r->json)
+		vsw_ctl_reply_printf(r, "{\"cleared\": true}\n");
+	else
+		vsw_ctl_reply_printf(r, "pmd stats cleared\n");
+}
+
+void
+vswd_cmd_pmd_perf_show(void *ctx, int argc, char **argv,
+	struct vsw_ctl_reply *r)
+{
+	struct vswd *d = ctx;
+	unsigned lo, hi;
+
+	if (pmd_range(d, argc, argv, &lo, &hi, r) < 0)
+		return;
+	if (r->json)
+		vsw_ctl_reply_printf(r, "{\"pmds\": [");
+	for (unsigned i = lo; i < hi; i++) {
+		struct vsw_pmd_stats s;
+		const uint64_t *c = s.c;
+		uint64_t it;
+
+		if (vsw_switch_pmd_stats(d->sw, i, &s) < 0)
+			continue;
+		it = c[VSW_PMD_ITER_BUSY] + c[VSW_PMD_ITER_IDLE];
+		if (r->json) {
+			vsw_ctl_reply_printf(r, "%s{\"pmd\": %u, \"iterations\": "
+				"%" PRIu64 ", \"busy_iterations\": %" PRIu64
+				", \"cycles_per_packet\": %.1f, \"busy_ratio\": "
+				"%.4f, \"packets_per_busy_iteration\": %.2f}",
+				i > lo ? ", " : "", i, it, c[VSW_PMD_ITER_BUSY],
+				s.cycles_per_packet, s.busy_ratio,
+				c[VSW_PMD_ITER_BUSY] ? (double)c[VSW_PMD_RX] /
+				(double)c[VSW_PMD_ITER_BUSY] : 0.0);
+			continue;
+		}
+		vsw_ctl_reply_printf(r, "pmd %u (lcore %u):\n"
+			"  iterations: %" PRIu64 " (busy %" PRIu64 ", idle %"
+			PRIu64 ")\n"
+			"  busy ratio: %.2f%%\n"
+			"  packets per busy iteration: %.2f\n"
+			"  busy cycles per packet: %.1f\n", i, d->pmd_lcores[i],
+			it, c[VSW_PMD_ITER_BUSY], c[VSW_PMD_ITER_IDLE],
+			100.0 * s.busy_ratio, c[VSW_PMD_ITER_BUSY] ?
+			(double)c[VSW_PMD_RX] / (double)c[VSW_PMD_ITER_BUSY] :
+			0.0, s.cycles_per_packet);
+	}
+	if (r->json)
+		vsw_ctl_reply_printf(r, "]}\n");
+}
+
+void
+vswd_cmd_pmd_rxq_show(void *ctx, int argc, char **argv,
+	struct vsw_ctl_reply *r)
+{
+	struct vswd *d = ctx;
+
+	(void)argc;
+	(void)argv;
+	if (r->json)
+		vsw_ctl_reply_printf(r, "{\"rxqs\": [");
+	for (struct vswd_port *p = d->ports; p != NULL; p = p->next) {
+		for (uint16_t q = 0; q < p->queues; q++) {
+			int pmd = vsw_switch_rxq_pmd(d->sw, p->port_no, q);
+
+			if (r->json) {
+				vsw_ctl_reply_printf(r, "%s{\"port\": ",
+					(p == d->ports && q == 0) ? "" : ", ");
+				vsw_ctl_reply_json_str(r, p->name);
+				vsw_ctl_reply_printf(r, ", \"queue\": %u, "
+					"\"pmd\": %d}", q, pmd);
+			} else {
+				vsw_ctl_reply_printf(r, "port %-16s queue %2u "
+					"pmd %d\n", p->name, q, pmd);
+			}
+		}
+	}
+	if (r->json)
+		vsw_ctl_reply_printf(r, "]}\n");
+}
+
+static void
+impl_list(struct vsw_ctl_reply *r, const char *current, unsigned n,
+	const char *(*name_of)(unsigned, bool *))
+{
+	if (r->json) {
+		vsw_ctl_reply_printf(r, "{\"active\": ");
+		vsw_ctl_reply_json_str(r, current);
+		vsw_ctl_reply_printf(r, ", \"implementations\": [");
+	}
+	for (unsigned i = 0; i < n; i++) {
+		bool avail = true;
+		const char *name = name_of(i, &avail);
+
+		if (r->json) {
+			vsw_ctl_reply_printf(r, "%s{\"name\": ", i ? ", " : "");
+			vsw_ctl_reply_json_str(r, name);
+			vsw_ctl_reply_printf(r, ", \"available\": %s}",
+				avail ? "true" : "false");
+		} else {
+			vsw_ctl_reply_printf(r, "  %s %-12s%s\n",
+				strcmp(name, current) == 0 ? "*" : " ", name,
+				avail ? "" : " (not supported by this CPU)");
+		}
+	}
+	if (r->json)
+		vsw_ctl_reply_printf(r, "]}\n");
+}
+
+static const char *
+copy_name_of(unsigned i, bool *avail)
+{
+	const char *name = "?";
+
+	vsw_copy_impl_info(i, &name, avail);
+	return name;
+}
+
+void
+vswd_cmd_copy_impl_show(void *ctx, int argc, char **argv,
+	struct vsw_ctl_reply *r)
+{
+	(void)ctx;
+	(void)argc;
+	(void)argv;
+	impl_list(r, vsw_copy_impl_get(), vsw_copy_impl_count(), copy_name_of);
+}
+
+void
+vswd_cmd_copy_impl_set(void *ctx, int argc, char **argv,
+	struct vsw_ctl_reply *r)
+{
+	int rc = vsw_copy_impl_set(argv[1]);
+
+	(void)ctx;
+	(void)argc;
+	if (rc < 0) {
+		vsw_ctl_reply_error(r, "%s copy implementation '%.32s'",
+			rc == -ENOTSUP ? "this CPU cannot run" : "no",
+			argv[1]);
+		return;
+	}
+	vsw_ctl_reply_printf(r, r->json ? "{\"active\": \"%s\"}\n" :
+		"copy implementation: %s\n", vsw_copy_impl_get());
+}
+
+static const char *lookup_names[16];
+
+static const char *
+lookup_name_of(unsigned i, bool *avail)
+{
+	*avail = true;
+	return lookup_names[i];
+}
+
+void
+vswd_cmd_lookup_impl_show(void *ctx, int argc, char **argv,
+	struct vsw_ctl_reply *r)
+{
+	unsigned n = vsw_dpcls_impl_list(lookup_names, 16);
+
+	(void)ctx;
+	(void)argc;
+	(void)argv;
+	impl_list(r, vsw_dpcls_impl_get(), n, lookup_name_of);
+}
+
+void
+vswd_cmd_lookup_impl_set(void *ctx, int argc, char **argv,
+	struct vsw_ctl_reply *r)
+{
+	int rc = vsw_dpcls_impl_set(argv[1]);
+
+	(void)ctx;
+	(void)argc;
+	if (rc < 0) {
+		vsw_ctl_reply_error(r, "%s lookup implementation '%.32s'",
+			rc == -ENOTSUP ? "this CPU cannot run" : "no",
+			argv[1]);
+		return;
+	}
+	vsw_ctl_reply_printf(r, r->json ? "{\"active\": \"%s\"}\n" :
+		"lookup implementation: %s\n", vsw_dpcls_impl_get());
+}
+
+/* emc-set on|off|INV_PROB: insertion probability 1/INV_PROB (0 = off). */
+void
+vswd_cmd_emc_set(void *ctx, int argc, char **argv, struct vsw_ctl_reply *r)
+{
+	struct vswd *d = ctx;
+	unsigned long v;
+	char *end;
+
+	(void)argc;
+	if (strcmp(argv[1], "off") == 0) {
+		v = 0;
+	} else if (strcmp(argv[1], "on") == 0) {
+		v = 100;
+	} else {
+		v = strtoul(argv[1], &end, 10);
+		if (*argv[1] == '\0' || *end != '\0' || v > 1000000) {
+			vsw_ctl_reply_error(r, "emc-set takes on, off or an "
+				"inverse probability 0..1000000");
+			return;
+		}
+	}
+	vsw_switch_emc_set(d->sw, (uint32_t)v);
+	vsw_ctl_reply_printf(r, r->json ? "{\"emc_insert_inv_prob\": %lu}\n" :
+		"emc insertion probability: 1/%lu (0 = off)\n", v);
+}

@@ -1,0 +1,281 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Port commands: port-add, port-del, port-show. Control thread. Arguments
+ * are untrusted text: every value is range-checked before anything changes.
+ *
+ *   port-add NAME vhost-user [mode=server|client] [path=SOCK] [queues=N]
+ *                            [sock-mode=OCTAL] [owner=UID] [group=GID]
+ *   port-add NAME dpdk devargs=DEVARGS [queues=N]
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <vsw/port.h>
+#include <vsw/switch.h>
+#include <vsw/virtq.h>
+
+#include "vswd_priv.h"
+
+static bool
+parse_ulong(const char *s, int base, unsigned long max, unsigned long *out)
+{
+	char *end;
+
+	if (*s == '\0' || *s == '-' || *s == '+')
+		return false;
+	errno = 0;
+	*out = strtoul(s, &end, base);
+	return errno == 0 && *end == '\0' && *out <= max;
+}
+
+static bool
+valid_name(const char *name)
+{
+	size_t len = strlen(name);
+
+	if (len == 0 || len >= VSW_PORT_NAME_MAX)
+		return false;
+	for (const char *p = name; *p != '\0'; p++)
+		if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+				(*p >= '0' && *p <= '9') || *p == '-' ||
+				*p == '_' || *p == '.'))
+			return false;
+	/* A number would be ambiguous in rules (in_port=3). */
+	return strspn(name, "0123456789") != len;
+}
+
+static int
+parse_type(const char *s, struct vswd_port_args *a)
+{
+	if (strcmp(s, "vhost-user") == 0 || strcmp(s, "dpdkvhostuser") == 0) {
+		a->type = VSWD_PORT_VHOST;
+	} else if (strcmp(s, "vhost-user-client") == 0 ||
+			strcmp(s, "dpdkvhostuserclient") == 0) {
+		a->type = VSWD_PORT_VHOST;
+		a->client = true;
+	} else if (strcmp(s, "dpdk") == 0) {
+		a->type = VSWD_PORT_DPDK;
+	} else {
+		return -1;
+	}
+	return 0;
+}
+
+/* One key=value option; returns NULL or an error message. */
+static const char *
+parse_option(const char *opt, struct vswd_port_args *a)
+{
+	const char *eq = strchr(opt, '=');
+	const char *v = eq ? eq + 1 : "";
+	size_t klen = eq ? (size_t)(eq - opt) : strlen(opt);
+	unsigned long n;
+
+#define KEY(k) (klen == strlen(k) && strncmp(opt, k, klen) == 0)
+	if (eq == NULL)
+		return "expected key=value";
+	if (KEY("mode") && a->type == VSWD_PORT_VHOST) {
+		if (strcmp(v, "server") != 0 && strcmp(v, "client") != 0)
+			return "mode must be server or client";
+		a->client = strcmp(v, "client") == 0;
+	} else if (KEY("path") && a->type == VSWD_PORT_VHOST) {
+		if (*v == '\0' || strlen(v) >= sizeof(a->path))
+			return "path empty or longer than 107 bytes";
+		snprintf(a->path, sizeof(a->path), "%s", v);
+	} else if (KEY("devargs") && a->type == VSWD_PORT_DPDK) {
+		if (*v == '\0' || strlen(v) >= sizeof(a->devargs))
+			return "devargs empty or too long";
+		snprintf(a->devargs, sizeof(a->devargs), "%s", v);
+	} else if (KEY("queues")) {
+		if (!parse_ulong(v, 10, VSW_VPORT_QUEUE_PAIRS_MAX, &n) || !n)
+			return "queues must be 1..16";
+		a->queues = (uint16_t)n;
+	} else if (KEY("sock-mode") && a->type == VSWD_PORT_VHOST) {
+		if (!parse_ulong(v, 8, 0777, &n) || n == 0)
+			return "sock-mode must be octal 1..0777";
+		a->sock_mode = (uint32_t)n;
+	} else if (KEY("owner") && a->type == VSWD_PORT_VHOST) {
+		if (!parse_ulong(v, 10, 0x7fffffff, &n))
+			return "owner must be a numeric uid";
+		a->owner = (uid_t)n;
+	} else if (KEY("group") && a->type == VSWD_PORT_VHOST) {
+		if (!parse_ulong(v, 10, 0x7fffffff, &n))
+			return "group must be a numeric gid";
+		a->group = (gid_t)n;
+	} else {
+		return "unknown option for this port type";
+	}
+#undef KEY
+	return NULL;
+}
+
+void
+vswd_cmd_port_add(void *ctx, int argc, char **argv, struct vsw_ctl_reply *r)
+{
+	struct vswd *d = ctx;
+	struct vswd_port_args a = {.queues = 1, .owner = (uid_t)-1,
+		.group = (gid_t)-1};
+	char err[256];
+
+	if (!valid_name(argv[1])) {
+		vsw_ctl_reply_error(r, "bad port name '%.40s' (1..31 of "
+			"[A-Za-z0-9._-], not all digits)", argv[1]);
+		return;
+	}
+	if (parse_type(argv[2], &a) < 0) {
+		vsw_ctl_reply_error(r, "unknown port type '%.40s' (vhost-user, "
+			"vhost-user-client, dpdk)", argv[2]);
+		return;
+	}
+	for (int i = 3; i < argc; i++) {
+		const char *msg = parse_option(argv[i], &a);
+
+		if (msg != NULL) {
+			vsw_ctl_reply_error(r, "'%.60s': %s", argv[i], msg);
+			return;
+		}
+	}
+	if (a.type == VSWD_PORT_DPDK && a.devargs[0] == '\0') {
+		vsw_ctl_reply_error(r, "dpdk port needs devargs=");
+		return;
+	}
+	if (a.type == VSWD_PORT_VHOST && a.client && a.path[0] == '\0') {
+		vsw_ctl_reply_error(r, "client mode needs path=");
+		return;
+	}
+	if (vswd_port_add(d, argv[1], &a, err, sizeof(err)) < 0) {
+		vsw_ctl_reply_error(r, "%s", err);
+		return;
+	}
+	if (r->json) {
+		struct vswd_port *p = vswd_port_find(d, argv[1]);
+
+		vsw_ctl_reply_printf(r, "{\"port\": ");
+		vsw_ctl_reply_json_str(r, argv[1]);
+		vsw_ctl_reply_printf(r, ", \"number\": %u, \"path\": ",
+			p->port_no);
+		vsw_ctl_reply_json_str(r, p->path);
+		vsw_ctl_reply_printf(r, "}\n");
+	} else {
+		vsw_ctl_reply_printf(r, "port %s added\n", argv[1]);
+	}
+}
+
+void
+vswd_cmd_port_del(void *ctx, int argc, char **argv, struct vsw_ctl_reply *r)
+{
+	(void)argc;
+	if (vswd_port_del(ctx, argv[1]) < 0) {
+		vsw_ctl_reply_error(r, "no port '%.40s'", argv[1]);
+		return;
+	}
+	if (r->json)
+		vsw_ctl_reply_printf(r, "{\"deleted\": true}\n");
+	else
+		vsw_ctl_reply_printf(r, "port %s deleted\n", argv[1]);
+}
+
+/* Why a vhost-user port is (not) passing traffic, in a few words. */
+static const char *
+link_state(const struct vswd_port *p, const struct vsw_vport_info *vi)
+{
+	if (p->type != VSWD_PORT_VHOST)
+		return "up";
+	if (!vi->connected)
+		return "down: no vhost-user connection";
+	if (!vi->running)
+		return "down: guest connected, device not started";
+	if (vi->queues_live == 0)
+		return "down: no queue enabled by the guest";
+	return "up";
+}
+
+static void
+show_port_text(struct vswd_port *p, const struct vsw_port_stats *ps,
+	const struct vsw_vport_info *vi, const uint64_t *vs,
+	struct vsw_ctl_reply *r)
+{
+	vsw_ctl_reply_printf(r, "port %u: %s (%s, %s)\n", p->port_no, p->name,
+		p->type == VSWD_PORT_VHOST ? "vhost-user" : "dpdk", p->path);
+	vsw_ctl_reply_printf(r, "  link: %s\n", link_state(p, vi));
+	vsw_ctl_reply_printf(r, "  switch: rx=%" PRIu64 " tx=%" PRIu64
+		" tx_drops=%" PRIu64 "\n", ps->rx, ps->tx, ps->tx_drops);
+	if (p->type != VSWD_PORT_VHOST)
+		return;
+	vsw_ctl_reply_printf(r, "  queue pairs: %u offered, %u vrings live; "
+		"features 0x%" PRIx64 "; connects %" PRIu64 "\n", p->queues,
+		vi->queues_live, vi->features, vi->connects);
+	for (int s = 0; s < VSW_VIRTQ_STAT__MAX; s++)
+		if (vs[s] != 0)
+			vsw_ctl_reply_printf(r, "  %s=%" PRIu64 "\n",
+				vsw_virtq_stat_name((enum vsw_virtq_stat)s),
+				vs[s]);
+}
+
+static void
+show_port_json(struct vswd_port *p, const struct vsw_port_stats *ps,
+	const struct vsw_vport_info *vi, const uint64_t *vs,
+	struct vsw_ctl_reply *r)
+{
+	vsw_ctl_reply_printf(r, "{\"name\": ");
+	vsw_ctl_reply_json_str(r, p->name);
+	vsw_ctl_reply_printf(r, ", \"number\": %u, \"type\": \"%s\", "
+		"\"path\": ", p->port_no,
+		p->type == VSWD_PORT_VHOST ? "vhost-user" : "dpdk");
+	vsw_ctl_reply_json_str(r, p->path);
+	vsw_ctl_reply_printf(r, ", \"link\": ");
+	vsw_ctl_reply_json_str(r, link_state(p, vi));
+	vsw_ctl_reply_printf(r, ", \"rx\": %" PRIu64 ", \"tx\": %" PRIu64
+		", \"tx_drops\": %" PRIu64, ps->rx, ps->tx, ps->tx_drops);
+	if (p->type == VSWD_PORT_VHOST) {
+		vsw_ctl_reply_printf(r, ", \"queue_pairs\": %u, "
+			"\"vrings_live\": %u, \"features\": %" PRIu64
+			", \"connects\": %" PRIu64 ", \"virtq\": {", p->queues,
+			vi->queues_live, vi->features, vi->connects);
+		for (int s = 0; s < VSW_VIRTQ_STAT__MAX; s++)
+			vsw_ctl_reply_printf(r, "%s\"%s\": %" PRIu64,
+				s ? ", " : "",
+				vsw_virtq_stat_name((enum vsw_virtq_stat)s),
+				vs[s]);
+		vsw_ctl_reply_printf(r, "}");
+	}
+	vsw_ctl_reply_printf(r, "}");
+}
+
+void
+vswd_cmd_port_show(void *ctx, int argc, char **argv, struct vsw_ctl_reply *r)
+{
+	struct vswd *d = ctx;
+	bool first = true;
+
+	if (argc == 2 && vswd_port_find(d, argv[1]) == NULL) {
+		vsw_ctl_reply_error(r, "no port '%.40s'", argv[1]);
+		return;
+	}
+	if (r->json)
+		vsw_ctl_reply_printf(r, "{\"ports\": [");
+	for (struct vswd_port *p = d->ports; p != NULL; p = p->next) {
+		struct vsw_port_stats ps = {0};
+		struct vsw_vport_info vi = {0};
+		uint64_t vs[VSW_VIRTQ_STAT__MAX] = {0};
+
+		if (argc == 2 && strcmp(argv[1], p->name) != 0)
+			continue;
+		vsw_switch_port_stats(d->sw, p->port_no, &ps);
+		if (p->type == VSWD_PORT_VHOST) {
+			vsw_vport_info_get(p->vport, &vi);
+			vsw_vport_stats_get(p->vport, vs);
+		}
+		if (r->json) {
+			vsw_ctl_reply_printf(r, "%s", first ? "" : ", ");
+			show_port_json(p, &ps, &vi, vs, r);
+		} else {
+			show_port_text(p, &ps, &vi, vs, r);
+		}
+		first = false;
+	}
+	if (r->json)
+		vsw_ctl_reply_printf(r, "]}\n");
+}

@@ -1,0 +1,191 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * vswd: the daemon. Owns the run directory (pid lock, control socket), the
+ * EAL, the libev control loop (control socket, signals, timers) and the
+ * order of start-up and shutdown. Runs on the main lcore; PMDs run on the
+ * others and never call back into here.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <ev.h>
+#include <rte_eal.h>
+#include <rte_errno.h>
+#include <rte_log.h>
+
+#include <vsw/vswd.h>
+
+#include "vswd_priv.h"
+
+int vswd_logtype;
+
+/* mkdir -p with mode for the last component. */
+static int
+make_run_dir(const char *dir)
+{
+	char path[256];
+	size_t len = strlen(dir);
+
+	if (len == 0 || len >= sizeof(path)) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	memcpy(path, dir, len + 1);
+	for (char *p = path + 1; *p != '\0'; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		if (mkdir(path, 0755) < 0 && errno != EEXIST)
+			return -1;
+		*p = '/';
+	}
+	if (mkdir(path, 0750) < 0 && errno != EEXIST)
+		return -1;
+	return 0;
+}
+
+/* Take the run directory's pid lock; a second vswd there is refused. */
+static int
+lock_run_dir(struct vswd *d)
+{
+	char buf[32];
+	int fd, n;
+
+	snprintf(d->pid_path, sizeof(d->pid_path), "%s/%s", d->opts.run_dir,
+		VSWD_PID_FILE_NAME);
+	fd = open(d->pid_path, O_RDWR | O_CREAT | O_CLOEXEC, 0640);
+	if (fd < 0) {
+		fprintf(stderr, "vswd: cannot open %s: %s\n", d->pid_path,
+			strerror(errno));
+		return -1;
+	}
+	if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
+		n = (int)read(fd, buf, sizeof(buf) - 1);
+		buf[n > 0 ? n : 0] = '\0';
+		fprintf(stderr, "vswd: another vswd (pid %ld) is already running "
+			"on run directory %s; stop it or use --run-dir\n",
+			strtol(buf, NULL, 10), d->opts.run_dir);
+		close(fd);
+		return -1;
+	}
+	n = snprintf(buf, sizeof(buf), "%ld\n", (long)getpid());
+	if (ftruncate(fd, 0) < 0 || pwrite(fd, buf, (size_t)n, 0) != n)
+		fprintf(stderr, "vswd: cannot write %s\n", d->pid_path);
+	d->pid_fd = fd;
+	return 0;
+}
+
+static void
+unlock_run_dir(struct vswd *d)
+{
+	if (d->pid_fd < 0)
+		return;
+	unlink(d->pid_path);
+	close(d->pid_fd);
+	d->pid_fd = -1;
+}
+
+void
+vswd_request_stop(struct vswd *d, const char *why)
+{
+	if (d->stopping)
+		return;
+	d->stopping = true;
+	VSWD_LOG(NOTICE, "stopping (%s)\n", why);
+	ev_break(d->loop, EVBREAK_ALL);
+}
+
+static void
+signal_cb(struct ev_loop *loop, ev_signal *w, int revents)
+{
+	struct vswd *d = w->data;
+
+	(void)loop;
+	(void)revents;
+	vswd_request_stop(d, w->signum == SIGINT ? "SIGINT" : "SIGTERM");
+}
+
+static int
+start_eal(struct vswd *d)
+{
+	char *argv[VSWD_EAL_ARGS_MAX];
+	int rc;
+
+	/* rte_eal_init permutes its argv: hand it a copy of the array. */
+	memcpy(argv, d->opts.eal_argv, sizeof(char *) * d->opts.eal_argc);
+	rc = rte_eal_init(d->opts.eal_argc, argv);
+	if (rc < 0) {
+		fprintf(stderr, "vswd: EAL init failed: %s\n",
+			rte_strerror(rte_errno));
+		return -1;
+	}
+	return 0;
+}
+
+static int
+start_control(struct vswd *d)
+{
+	snprintf(d->ctl_path, sizeof(d->ctl_path), "%s/%s", d->opts.run_dir,
+		VSWD_CTL_SOCKET_NAME);
+	d->ctl = vsw_ctl_server_create(d->loop, d->ctl_path, vswd_commands,
+		vswd_n_commands, d);
+	if (d->ctl == NULL) {
+		fprintf(stderr, "vswd: cannot listen on %s: %s\n", d->ctl_path,
+			strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+int
+main(int argc, char **argv)
+{
+	static struct vswd d = {.pid_fd = -1};
+	ev_signal sigint_w, sigterm_w;
+
+	if (vswd_opts_parse(&d.opts, argc, argv) < 0)
+		return 2;
+	if (make_run_dir(d.opts.run_dir) < 0) {
+		fprintf(stderr, "vswd: cannot create run directory %s: %s\n",
+			d.opts.run_dir, strerror(errno));
+		return 1;
+	}
+	if (lock_run_dir(&d) < 0)
+		return 1;
+	if (start_eal(&d) < 0) {
+		unlock_run_dir(&d);
+		return 1;
+	}
+	vswd_logtype = rte_log_register_type_and_pick_level("vsw.vswd",
+		RTE_LOG_INFO);
+	d.loop = ev_default_loop(0);
+	ev_signal_init(&sigint_w, signal_cb, SIGINT);
+	ev_signal_init(&sigterm_w, signal_cb, SIGTERM);
+	sigint_w.data = sigterm_w.data = &d;
+	ev_signal_start(d.loop, &sigint_w);
+	ev_signal_start(d.loop, &sigterm_w);
+	signal(SIGPIPE, SIG_IGN);
+
+	if (vswd_dp_start(&d) < 0 || start_control(&d) < 0 ||
+			vswd_config_run(&d, d.opts.no_default_config ?
+				"" : d.opts.config) < 0) {
+		d.exit_code = 1;
+	} else {
+		VSWD_LOG(NOTICE, "ready, control socket %s\n", d.ctl_path);
+		ev_run(d.loop, 0);
+	}
+
+	vsw_ctl_server_destroy(d.ctl);
+	vswd_dp_stop(&d);
+	rte_eal_cleanup();
+	unlock_run_dir(&d);
+	vswd_opts_free(&d.opts);
+	return d.exit_code;
+}

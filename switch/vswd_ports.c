@@ -1,0 +1,276 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * vswd's ports: the objects behind "port-add" (vhost-user sockets through
+ * vsw_vport, DPDK ethdev ports by devargs) and the adapters that let the
+ * switch core poll them. Control thread for add/delete/show; the adapters
+ * run on PMDs.
+ *
+ * Ownership: a vhost-user port copies packets into the guest, so its tx
+ * adapter frees every mbuf it is given and reports them all taken; the
+ * vport counts what it could not deliver (ENQ_DROP_*). An ethdev port takes
+ * what its tx ring accepts; the switch frees and counts the rest.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_bus.h>
+#include <rte_dev.h>
+#include <rte_ethdev.h>
+#include <rte_mbuf.h>
+#include <rte_spinlock.h>
+
+#include <vsw/port.h>
+#include <vsw/switch.h>
+
+#include "vswd_priv.h"
+
+#define ETH_RING_SIZE 1024
+
+static uint16_t
+vhost_rx(void *arg, uint16_t q, struct rte_mbuf **pkts, uint16_t n)
+{
+	struct vswd_port *p = arg;
+
+	return vsw_vport_dequeue_burst(p->vport, q, p->pool, pkts, n);
+}
+
+static uint16_t
+vhost_tx(void *arg, uint16_t q, struct rte_mbuf **pkts, uint16_t n)
+{
+	struct vswd_port *p = arg;
+
+	if (p->tx_shared) {
+		/* More PMDs than queue pairs: PMDs share a vring. */
+		rte_spinlock_lock(&p->tx_lock[q]);
+		vsw_vport_enqueue_burst(p->vport, q, pkts, n);
+		rte_spinlock_unlock(&p->tx_lock[q]);
+	} else {
+		vsw_vport_enqueue_burst(p->vport, q, pkts, n);
+	}
+	rte_pktmbuf_free_bulk(pkts, n);
+	return n;
+}
+
+static const struct vsw_port_ops vhost_ops = {
+	.rx_burst = vhost_rx,
+	.tx_burst = vhost_tx,
+};
+
+static uint16_t
+eth_rx(void *arg, uint16_t q, struct rte_mbuf **pkts, uint16_t n)
+{
+	struct vswd_port *p = arg;
+
+	return rte_eth_rx_burst(p->eth_port, q, pkts, n);
+}
+
+static uint16_t
+eth_tx(void *arg, uint16_t q, struct rte_mbuf **pkts, uint16_t n)
+{
+	struct vswd_port *p = arg;
+	uint16_t sent;
+
+	if (p->tx_shared) {
+		rte_spinlock_lock(&p->tx_lock[q]);
+		sent = rte_eth_tx_burst(p->eth_port, q, pkts, n);
+		rte_spinlock_unlock(&p->tx_lock[q]);
+		return sent;
+	}
+	return rte_eth_tx_burst(p->eth_port, q, pkts, n);
+}
+
+static const struct vsw_port_ops eth_ops = {
+	.rx_burst = eth_rx,
+	.tx_burst = eth_tx,
+};
+
+static int
+vhost_open(struct vswd *d, struct vswd_port *p,
+	const struct vswd_port_args *a, char *err, size_t errlen)
+{
+	struct vsw_vport_config cfg;
+	int rc;
+
+	vsw_vport_config_init(&cfg);
+	cfg.name = p->name;
+	cfg.client = a->client;
+	cfg.queue_pairs = a->queues;
+	if (a->path[0] != '\0')
+		snprintf(p->path, sizeof(p->path), "%s", a->path);
+	else
+		snprintf(p->path, sizeof(p->path), "%s/%s.sock",
+			d->opts.run_dir, p->name);
+	cfg.path = p->path;
+	if (a->sock_mode != 0)
+		cfg.socket_mode = a->sock_mode;
+	cfg.owner = a->owner;
+	cfg.group = a->group;
+	rc = vsw_vport_create(&cfg, &p->vport);
+	if (rc < 0)
+		snprintf(err, errlen, "cannot create vhost-user socket %s: %s",
+			p->path, strerror(-rc));
+	return rc;
+}
+
+static int
+eth_configure(struct vswd_port *p, uint16_t queues)
+{
+	struct rte_eth_conf conf;
+	int rc;
+
+	memset(&conf, 0, sizeof(conf));
+	rc = rte_eth_dev_configure(p->eth_port, queues, queues, &conf);
+	for (uint16_t q = 0; rc == 0 && q < queues; q++) {
+		rc = rte_eth_rx_queue_setup(p->eth_port, q, ETH_RING_SIZE,
+			(unsigned)rte_eth_dev_socket_id(p->eth_port), NULL,
+			p->pool);
+		if (rc == 0)
+			rc = rte_eth_tx_queue_setup(p->eth_port, q,
+				ETH_RING_SIZE,
+				(unsigned)rte_eth_dev_socket_id(p->eth_port),
+				NULL);
+	}
+	if (rc == 0)
+		rc = rte_eth_dev_start(p->eth_port);
+	if (rc == 0)
+		rte_eth_promiscuous_enable(p->eth_port);
+	return rc;
+}
+
+static int
+eth_open(struct vswd_port *p, const struct vswd_port_args *a, char *err,
+	size_t errlen)
+{
+	char devname[RTE_DEV_NAME_MAX_LEN];
+	uint16_t port_id;
+	int rc;
+
+	snprintf(devname, sizeof(devname), "%.*s",
+		(int)strcspn(a->devargs, ","), a->devargs);
+	rc = rte_dev_probe(a->devargs);
+	if (rc < 0 && rc != -EEXIST) {
+		snprintf(err, errlen, "cannot probe device '%s': %s",
+			a->devargs, strerror(-rc));
+		return rc;
+	}
+	if (rte_eth_dev_get_port_by_name(devname, &port_id) != 0) {
+		snprintf(err, errlen, "device '%s' is not an ethdev port",
+			devname);
+		rte_dev_remove_by_name(devname);
+		return -ENODEV;
+	}
+	p->eth_port = port_id;
+	snprintf(p->path, sizeof(p->path), "%s", devname);
+	rc = eth_configure(p, a->queues);
+	if (rc < 0) {
+		snprintf(err, errlen, "cannot start device '%s': %s", devname,
+			strerror(-rc));
+		rte_eth_dev_close(port_id);
+		rte_dev_remove_by_name(devname);
+	}
+	return rc;
+}
+
+static void
+port_close(struct vswd_port *p)
+{
+	if (p->type == VSWD_PORT_VHOST) {
+		vsw_vport_destroy(p->vport);
+	} else {
+		rte_eth_dev_stop(p->eth_port);
+		rte_eth_dev_close(p->eth_port);
+		rte_dev_remove_by_name(p->path);
+	}
+}
+
+int
+vswd_port_add(struct vswd *d, const char *name,
+	const struct vswd_port_args *a, char *err, size_t errlen)
+{
+	struct vswd_port *p;
+	int rc;
+
+	if (vswd_port_find(d, name) != NULL) {
+		snprintf(err, errlen, "port '%s' already exists", name);
+		return -EEXIST;
+	}
+	p = calloc(1, sizeof(*p));
+	if (p == NULL) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	snprintf(p->name, sizeof(p->name), "%s", name);
+	p->type = a->type;
+	p->pool = d->pool;
+	p->queues = a->queues;
+	p->tx_shared = d->n_pmds > a->queues;
+	for (unsigned q = 0; q < VSW_VPORT_QUEUE_PAIRS_MAX; q++)
+		rte_spinlock_init(&p->tx_lock[q]);
+	rc = a->type == VSWD_PORT_VHOST ? vhost_open(d, p, a, err, errlen) :
+		eth_open(p, a, err, errlen);
+	if (rc < 0) {
+		free(p);
+		return rc;
+	}
+	rc = vsw_switch_port_add(d->sw, p->name, a->type == VSWD_PORT_VHOST ?
+		&vhost_ops : &eth_ops, p, a->queues, a->queues);
+	if (rc < 0) {
+		snprintf(err, errlen, "switch refused port '%s': %s", name,
+			strerror(-rc));
+		port_close(p);
+		free(p);
+		return rc;
+	}
+	p->port_no = (uint16_t)rc;
+	/* Keep the list in the order ports were added (port-show). */
+	struct vswd_port **tail = &d->ports;
+
+	while (*tail != NULL)
+		tail = &(*tail)->next;
+	*tail = p;
+	VSWD_LOG(INFO, "port %s added as %u (%s)\n", p->name, p->port_no,
+		p->path);
+	return 0;
+}
+
+struct vswd_port *
+vswd_port_find(struct vswd *d, const char *name)
+{
+	for (struct vswd_port *p = d->ports; p != NULL; p = p->next)
+		if (strcmp(p->name, name) == 0)
+			return p;
+	return NULL;
+}
+
+int
+vswd_port_del(struct vswd *d, const char *name)
+{
+	struct vswd_port **pp, *p;
+
+	for (pp = &d->ports; *pp != NULL; pp = &(*pp)->next)
+		if (strcmp((*pp)->name, name) == 0)
+			break;
+	p = *pp;
+	if (p == NULL)
+		return -ENOENT;
+	/* After this returns no PMD polls or sends to the port. */
+	vsw_switch_port_del(d->sw, p->port_no);
+	*pp = p->next;
+	port_close(p);
+	VSWD_LOG(INFO, "port %s deleted\n", p->name);
+	free(p);
+	return 0;
+}
+
+void
+vswd_ports_del_all(struct vswd *d)
+{
+	while (d->ports != NULL) {
+		char name[VSW_PORT_NAME_MAX];
+
+		snprintf(name, sizeof(name), "%s", d->ports->name);
+		vswd_port_del(d, name);
+	}
+}

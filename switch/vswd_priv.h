@@ -1,0 +1,134 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * vswd internals shared by the daemon's files (main, options, commands).
+ * Control thread only.
+ */
+#ifndef VSWD_PRIV_H
+#define VSWD_PRIV_H
+
+#include <stdbool.h>
+#include <sys/types.h>
+#include <stddef.h>
+
+#include <rte_log.h>
+
+#include <vsw/ctl.h>
+
+#include <rte_spinlock.h>
+
+#include <vsw/port.h>
+#include <vsw/switch.h>
+
+struct ev_loop;
+struct rte_mempool;
+
+#define VSWD_EAL_ARGS_MAX 64
+
+extern int vswd_logtype;
+#define VSWD_LOG(level, fmt, ...) \
+	rte_log(RTE_LOG_##level, vswd_logtype, "vswd: " fmt, ##__VA_ARGS__)
+
+struct vswd_opts {
+	const char *run_dir;
+	const char *config;     /* NULL: built-in default config */
+	const char *pmd_cpus;   /* NULL: every CPU but the main one */
+	bool no_default_config; /* --no-default-config: start empty */
+	int eal_argc;
+	char *eal_argv[VSWD_EAL_ARGS_MAX];
+};
+
+enum vswd_port_type {
+	VSWD_PORT_VHOST, /* vhost-user socket (server or client) */
+	VSWD_PORT_DPDK,  /* DPDK ethdev port by devargs */
+};
+
+/* What "port-add" asked for, parsed. */
+struct vswd_port_args {
+	enum vswd_port_type type;
+	bool client;          /* vhost-user: connect instead of listen */
+	char path[108];       /* vhost-user socket; "" = RUN_DIR/NAME.sock */
+	char devargs[256];    /* dpdk */
+	uint16_t queues;      /* queue pairs */
+	uint32_t sock_mode;   /* 0 = default 0660 */
+	uid_t owner;
+	gid_t group;
+};
+
+struct vswd_port {
+	char name[VSW_PORT_NAME_MAX];
+	enum vswd_port_type type;
+	char path[256];       /* socket path or ethdev name */
+	uint16_t port_no;     /* the switch's number */
+	uint16_t queues;
+	uint16_t eth_port;
+	bool tx_shared;       /* more PMDs than queues: lock per queue */
+	struct vsw_vport *vport;
+	struct rte_mempool *pool;
+	rte_spinlock_t tx_lock[VSW_VPORT_QUEUE_PAIRS_MAX];
+	struct vswd_port *next;
+};
+
+struct vswd {
+	struct vswd_opts opts;
+	struct rte_mempool *pool;
+	struct vsw_switch *sw;
+	unsigned n_pmds;
+	unsigned pmd_lcores[VSW_SWITCH_MAX_PMDS];
+	struct vswd_port *ports;
+	struct ev_loop *loop;
+	struct vsw_ctl_server *ctl;
+	char ctl_path[256];
+	char pid_path[256];
+	int pid_fd;
+	bool stopping;
+	int exit_code;
+};
+
+/* Parse argv into opts (EAL defaults filled in). 0, or -1 after a message. */
+int vswd_opts_parse(struct vswd_opts *o, int argc, char **argv);
+void vswd_opts_free(struct vswd_opts *o);
+
+/* The command table (vswd_cmds.c). */
+extern const struct vsw_ctl_command vswd_commands[];
+extern const size_t vswd_n_commands;
+
+/* Run a config file (or the built-in default when path is NULL): every
+ * line a command. Returns 0, or -1 after printing "file:line: error". */
+int vswd_config_run(struct vswd *d, const char *path);
+
+/* Datapath (vswd_dp.c): mempool, switch, PMDs. 0 or -1 after a message. */
+int vswd_dp_start(struct vswd *d);
+/* Stop PMDs, delete every port, log the pool counts, free the switch. */
+void vswd_dp_stop(struct vswd *d);
+
+/* Ports (vswd_ports.c). err gets a one-line reason on failure. */
+int vswd_port_add(struct vswd *d, const char *name,
+	const struct vswd_port_args *a, char *err, size_t errlen);
+int vswd_port_del(struct vswd *d, const char *name);
+struct vswd_port *vswd_port_find(struct vswd *d, const char *name);
+void vswd_ports_del_all(struct vswd *d);
+
+/* Command handlers, by group (vswd_cmds_*.c); the table is vswd_cmds.c. */
+#define VSWD_CMD(fn) \
+	void fn(void *ctx, int argc, char **argv, struct vsw_ctl_reply *r)
+VSWD_CMD(vswd_cmd_port_add);
+VSWD_CMD(vswd_cmd_port_del);
+VSWD_CMD(vswd_cmd_port_show);
+VSWD_CMD(vswd_cmd_flow_add);
+VSWD_CMD(vswd_cmd_flow_del);
+VSWD_CMD(vswd_cmd_flow_dump);
+VSWD_CMD(vswd_cmd_flow_flush);
+VSWD_CMD(vswd_cmd_pmd_stats_show);
+VSWD_CMD(vswd_cmd_pmd_stats_clear);
+VSWD_CMD(vswd_cmd_pmd_perf_show);
+VSWD_CMD(vswd_cmd_pmd_rxq_show);
+VSWD_CMD(vswd_cmd_copy_impl_show);
+VSWD_CMD(vswd_cmd_copy_impl_set);
+VSWD_CMD(vswd_cmd_lookup_impl_show);
+VSWD_CMD(vswd_cmd_lookup_impl_set);
+VSWD_CMD(vswd_cmd_emc_set);
+
+/* Ask the loop to stop (signal, "shutdown" command). */
+void vswd_request_stop(struct vswd *d, const char *why);
+
+#endif /* VSWD_PRIV_H */

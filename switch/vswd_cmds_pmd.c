@@ -332,7 +332,7 @@ vswd_cmd_emc_set(void *ctx, int argc, char **argv, struct vsw_ctl_reply *r)
 			return;
 		}
 	}
-	vsw_switch_emc_set(d->sw, (uint32_t)v);
+	vsw_switch_set_emc_insert_inv_prob(d->sw, (uint32_t)v);
 	vsw_ctl_reply_printf(r, r->json ? "{\"emc_insert_inv_prob\": %lu}\n" :
 		"emc insertion probability: 1/%lu (0 = off)\n", v);
 }

@@ -114,6 +114,21 @@ vhost_open(struct vswd *d, struct vswd_port *p,
 	return rc;
 }
 
+/* Close an ethdev port and detach its device (hot-unplug). */
+static void
+eth_remove(uint16_t port_id)
+{
+	struct rte_eth_dev_info info;
+	struct rte_device *dev = NULL;
+
+	if (rte_eth_dev_info_get(port_id, &info) == 0)
+		dev = info.device;
+	rte_eth_dev_stop(port_id);
+	rte_eth_dev_close(port_id);
+	if (dev != NULL)
+		rte_dev_remove(dev);
+}
+
 static int
 eth_configure(struct vswd_port *p, uint16_t queues)
 {
@@ -156,9 +171,8 @@ eth_open(struct vswd_port *p, const struct vswd_port_args *a, char *err,
 		return rc;
 	}
 	if (rte_eth_dev_get_port_by_name(devname, &port_id) != 0) {
-		snprintf(err, errlen, "device '%s' is not an ethdev port",
-			devname);
-		rte_dev_remove_by_name(devname);
+		snprintf(err, errlen, "no ethdev port named '%s' after probing "
+			"'%s'", devname, a->devargs);
 		return -ENODEV;
 	}
 	p->eth_port = port_id;
@@ -167,8 +181,7 @@ eth_open(struct vswd_port *p, const struct vswd_port_args *a, char *err,
 	if (rc < 0) {
 		snprintf(err, errlen, "cannot start device '%s': %s", devname,
 			strerror(-rc));
-		rte_eth_dev_close(port_id);
-		rte_dev_remove_by_name(devname);
+		eth_remove(port_id);
 	}
 	return rc;
 }
@@ -179,9 +192,7 @@ port_close(struct vswd_port *p)
 	if (p->type == VSWD_PORT_VHOST) {
 		vsw_vport_destroy(p->vport);
 	} else {
-		rte_eth_dev_stop(p->eth_port);
-		rte_eth_dev_close(p->eth_port);
-		rte_dev_remove_by_name(p->path);
+		eth_remove(p->eth_port);
 	}
 }
 

@@ -112,6 +112,23 @@ signal_cb(struct ev_loop *loop, ev_signal *w, int revents)
 	vswd_request_stop(d, w->signum == SIGINT ? "SIGINT" : "SIGTERM");
 }
 
+/* Once a second: MAC aging; every RERANK_SEC: classifier re-ranking. */
+#define RERANK_SEC 5
+
+static void
+housekeeping_cb(struct ev_loop *loop, ev_timer *w, int revents)
+{
+	struct vswd *d = w->data;
+	uint64_t now = (uint64_t)ev_now(loop);
+
+	(void)revents;
+	if (d->sw == NULL)
+		return;
+	vsw_switch_mac_age(d->sw, now);
+	if (now % RERANK_SEC == 0 && vsw_switch_rerank(d->sw) < 0)
+		VSWD_LOG(WARNING, "classifier re-ranking: out of memory\n");
+}
+
 static int
 start_eal(struct vswd *d)
 {
@@ -149,6 +166,7 @@ main(int argc, char **argv)
 {
 	static struct vswd d = {.pid_fd = -1};
 	ev_signal sigint_w, sigterm_w;
+	ev_timer housekeeping_w;
 
 	if (vswd_opts_parse(&d.opts, argc, argv) < 0)
 		return 2;
@@ -172,6 +190,9 @@ main(int argc, char **argv)
 	ev_signal_start(d.loop, &sigint_w);
 	ev_signal_start(d.loop, &sigterm_w);
 	signal(SIGPIPE, SIG_IGN);
+	ev_timer_init(&housekeeping_w, housekeeping_cb, 1.0, 1.0);
+	housekeeping_w.data = &d;
+	ev_timer_start(d.loop, &housekeeping_w);
 
 	if (vswd_dp_start(&d) < 0 || start_control(&d) < 0 ||
 			vswd_config_run(&d, d.opts.no_default_config ?

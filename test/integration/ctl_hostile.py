@@ -91,7 +91,7 @@ def main():
     log = open(os.path.join(tmp, "vswd.log"), "w+")
     proc = subprocess.Popen(
         [vswd, "--run-dir", run_dir, "--no-default-config", "--",
-         "--no-huge", "-m", "256", "--no-shconf", "-l", "0",
+         "--no-huge", "-m", "256", "--no-shconf", "-l", "0,1",
          "--log-level=*:notice"],
         stdout=log, stderr=subprocess.STDOUT)
     c = Checks()
@@ -100,7 +100,8 @@ def main():
             if os.path.exists(path):
                 break
             if proc.poll() is not None:
-                fail("vswd exited early")
+                log.seek(0)
+                fail("vswd exited early:\n" + log.read()[-2000:])
             time.sleep(0.1)
         else:
             fail("control socket never appeared")

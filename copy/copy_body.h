@@ -62,20 +62,22 @@ copy_upto512(uint8_t *restrict d, const uint8_t *restrict s, size_t n)
 	copy_pair(d, s, 192, n - 256);
 }
 
-/* 256 bytes to a 64-byte aligned dst; src aligned too when co-aligned. */
+/*
+ * 256 bytes to a 64-byte aligned dst (src aligned too when co-aligned), as
+ * two pairs: four units at once spilled the scalar variant's 32 words.
+ */
 static inline __attribute__((always_inline)) void
 copy_256(uint8_t *restrict d, const uint8_t *restrict s, bool coaligned)
 {
-	v64 a, b, c, e;
+	size_t o;
 
-	a = coaligned ? v64_loada(s) : v64_loadu(s);
-	b = coaligned ? v64_loada(s + 64) : v64_loadu(s + 64);
-	c = coaligned ? v64_loada(s + 128) : v64_loadu(s + 128);
-	e = coaligned ? v64_loada(s + 192) : v64_loadu(s + 192);
-	v64_storea(d, a);
-	v64_storea(d + 64, b);
-	v64_storea(d + 128, c);
-	v64_storea(d + 192, e);
+	for (o = 0; o < 256; o += 128) {
+		v64 a = coaligned ? v64_loada(s + o) : v64_loadu(s + o);
+		v64 b = coaligned ? v64_loada(s + o + 64) : v64_loadu(s + o + 64);
+
+		v64_storea(d + o, a);
+		v64_storea(d + o + 64, b);
+	}
 }
 
 /* Above 512 bytes: aligned stores; aligned loads too when co-aligned. */

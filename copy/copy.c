@@ -199,14 +199,16 @@ static void
 resolve_aligned(void *dst, const void *src, size_t n)
 {
 	copy_init();
-	vsw_copy_active_ops->aligned(dst, src, n);
+	__atomic_load_n(&vsw_copy_active_ops, __ATOMIC_ACQUIRE)
+		->aligned(dst, src, n);
 }
 
 static void
 resolve_generic(void *dst, const void *src, size_t n)
 {
 	copy_init();
-	vsw_copy_active_ops->generic(dst, src, n);
+	__atomic_load_n(&vsw_copy_active_ops, __ATOMIC_ACQUIRE)
+		->generic(dst, src, n);
 }
 
 unsigned

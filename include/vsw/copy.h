@@ -53,18 +53,21 @@
 #define VSW_COPY_ALIGN 64
 
 /* Paths; the X-macro gives the enum and the names (vsw_copy_path_name()). */
-#define VSW_COPY_PATHS(X)                                                      \
-	X(SMALL, "small")                                                      \
-	X(ALIGNED, "aligned")                                                  \
-	X(GENERIC, "generic")                                                  \
+#define VSW_COPY_PATHS(X)     \
+	X(SMALL, "small")     \
+	X(ALIGNED, "aligned") \
+	X(GENERIC, "generic") \
 	X(LARGE, "large")
 
+/* clang-format cannot see that the X-macro expands to enumerators. */
+/* clang-format off */
 enum vsw_copy_path {
 #define VSW_COPY_PATH_ENUM_(id, str) VSW_COPY_PATH_##id,
 	VSW_COPY_PATHS(VSW_COPY_PATH_ENUM_)
 #undef VSW_COPY_PATH_ENUM_
 	VSW_COPY_PATH_MAX
 };
+/* clang-format on */
 
 /* Per-thread counters; the paths partition the calls. */
 struct vsw_copy_stats {
@@ -213,8 +216,7 @@ const char *vsw_copy_impl_get(void);
 /* --- routing and counters ----------------------------------------------- */
 
 /* The path vsw_copy(dst, src, n) takes now (same rules, no copy). */
-enum vsw_copy_path vsw_copy_route(const void *dst, const void *src,
-	size_t n);
+enum vsw_copy_path vsw_copy_route(const void *dst, const void *src, size_t n);
 
 /* "small", "aligned", "generic", "large"; NULL if out of range. */
 const char *vsw_copy_path_name(enum vsw_copy_path path);

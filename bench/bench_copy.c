@@ -246,7 +246,7 @@ run_group(int st, int c, unsigned si, uint8_t *base[2], size_t span,
 	const struct opts *o)
 {
 	struct bench_job j;
-	/* ~80 us batches hot/warm, ~300 us cold; the full run takes ~1 min */
+	/* ~80 us batches hot/warm, ~300 us cold: a full run takes 10-20 s */
 	unsigned batches =
 		st == ST_COLD ? (o->quick ? 9 : 31) : (o->quick ? 11 : 41);
 	double budget = st == ST_COLD ? 800e3 : (o->quick ? 50e3 : 200e3);

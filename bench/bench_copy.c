@@ -31,10 +31,10 @@
 #include "bench_copy.h"
 
 #define MAX_BATCHES 64
-#define HOT_SPAN ((size_t)160 * 1024)          /* per side: >= 64 KiB + pad */
-#define WARM_SPAN ((size_t)256 * 1024)         /* per side: 512 KiB in all */
-#define COLD_SPAN ((size_t)256 * 1024 * 1024)  /* per side: 512 MiB in all */
-#define GUARD_TOL 0.03                         /* speed change tolerated */
+#define HOT_SPAN ((size_t)160 * 1024)	      /* per side: >= 64 KiB + pad */
+#define WARM_SPAN ((size_t)256 * 1024)	      /* per side: 512 KiB in all */
+#define COLD_SPAN ((size_t)256 * 1024 * 1024) /* per side: 512 MiB in all */
+#define GUARD_TOL 0.03			      /* speed change tolerated */
 /*
  * dst sits 2 KiB further into its page than src, so copies below 2 KiB
  * see no 4K aliasing between their loads and the previous copy's stores
@@ -49,17 +49,17 @@ struct opts {
 	const char *csv;
 	const char *plot;
 	int cpu;
-	int only;         /* one cache state, or -1 for all */
+	int only;	  /* one cache state, or -1 for all */
 	unsigned n_sizes; /* from --sizes, or 0 */
 	size_t sizes[MAX_SIZES];
 	size_t large_min;
 };
 
-static const size_t full_sizes[] = {1, 2, 4, 8, 16, 32, 48, 64, 96, 128,
-	192, 256, 384, 512, 768, 1024, 1518, 2048, 3072, 4096, 8192, 9216,
-	16384, 65536};
-static const size_t quick_sizes[] = {16, 64, 256, 1024, 1518, 4096, 16384,
+static const size_t full_sizes[] = {1, 2, 4, 8, 16, 32, 48, 64, 96, 128, 192,
+	256, 384, 512, 768, 1024, 1518, 2048, 3072, 4096, 8192, 9216, 16384,
 	65536};
+static const size_t quick_sizes[] = {
+	16, 64, 256, 1024, 1518, 4096, 16384, 65536};
 
 static const struct bench_case cases[N_CASES] = {
 	{"aligned", "both 64-byte aligned", 0, 0},
@@ -69,8 +69,8 @@ static const struct bench_case cases[N_CASES] = {
 };
 static const char *const state_names[N_STATES] = {"hot", "warm", "cold"};
 
-static BENCH_COPY_RUNNER(run_memcpy, memcpy)
-static BENCH_COPY_RUNNER(run_vsw, vsw_copy)
+static BENCH_COPY_RUNNER(run_memcpy, memcpy);
+static BENCH_COPY_RUNNER(run_vsw, vsw_copy);
 
 static struct bench_impl impls[MAX_IMPLS];
 static char impl_names[MAX_IMPLS][32];
@@ -236,8 +236,8 @@ progress(unsigned done, unsigned total, int st, int c, size_t n)
 		fprintf(stderr, "\r\033[K[%u/%u] %s %s %zu B", done, total,
 			state_names[st], cases[c].name, n);
 	else if (done % 24 == 0)
-		fprintf(stderr, "[%u/%u] %s %s\n", done, total,
-			state_names[st], cases[c].name);
+		fprintf(stderr, "[%u/%u] %s %s\n", done, total, state_names[st],
+			cases[c].name);
 }
 
 /* One group: every implementation on one (state, case, size). */
@@ -246,9 +246,9 @@ run_group(int st, int c, unsigned si, uint8_t *base[2], size_t span,
 	const struct opts *o)
 {
 	struct bench_job j;
-	/* ~80 us batches hot/warm, ~300 us cold; the full run takes ~1 min */
-	unsigned batches = st == ST_COLD ? (o->quick ? 9 : 31)
-					 : (o->quick ? 11 : 41);
+	/* ~80 us batches hot/warm, ~300 us cold: a full run takes 10-20 s */
+	unsigned batches =
+		st == ST_COLD ? (o->quick ? 9 : 31) : (o->quick ? 11 : 41);
 	double budget = st == ST_COLD ? 800e3 : (o->quick ? 50e3 : 200e3);
 	int attempt;
 	unsigned i;
@@ -285,12 +285,14 @@ guard_summary(void)
 	for (st = 0; st < N_STATES; st++)
 		for (c = 0; c < N_CASES; c++)
 			for (si = 0; si < res.n_sizes; si++) {
-				const struct bench_cell *x = res.cell[st][c][si];
+				const struct bench_cell *x =
+					res.cell[st][c][si];
 
 				redo += x[0].redo > 0;
 				noisy += x[0].noisy;
 			}
-	printf("\nslowdown guard: %u group(s) re-measured because the reference "
+	printf("\nslowdown guard: %u group(s) re-measured because the "
+	       "reference "
 	       "loop moved > %.0f%%, %u still moving after 3 retries "
 	       "(marked noisy)\n",
 		redo, GUARD_TOL * 100, noisy);
@@ -408,13 +410,16 @@ static void
 usage(FILE *f)
 {
 	fprintf(f,
-		"usage: vsw-bench-copy [--quick] [--csv FILE] [--plot FILE.png]\n"
+		"usage: vsw-bench-copy [--quick] [--csv FILE] [--plot "
+		"FILE.png]\n"
 		"                      [--cpu N] [--large-min BYTES]\n"
-		"                      [--state hot|warm|cold] [--sizes N,N,..]\n"
+		"                      [--state hot|warm|cold] [--sizes "
+		"N,N,..]\n"
 		"  --quick      few sizes and batches (CI smoke, < 20 s)\n"
 		"  --csv        write every measurement as CSV\n"
 		"  --plot       PNG (gnuplot): hot aligned and hot co-aligned\n"
-		"  --cpu        pin to this CPU (default: the highest allowed)\n"
+		"  --cpu        pin to this CPU (default: the highest "
+		"allowed)\n"
 		"  --large-min  vsw large-path (rep movsb) threshold; 0: off\n"
 		"  --state      measure one cache state only (tuning)\n"
 		"  --sizes      measure these sizes only (1..65536; tuning)\n");
@@ -441,11 +446,18 @@ parse(int argc, char **argv, struct opts *o)
 	o->cpu = -1;
 	o->only = -1;
 	o->large_min = 0;
-	while ((ch = getopt_long(argc, argv, "qc:p:C:L:s:S:h", lo, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, "qc:p:C:L:s:S:h", lo, NULL)) !=
+		-1) {
 		switch (ch) {
-		case 'q': o->quick = true; break;
-		case 'c': o->csv = optarg; break;
-		case 'p': o->plot = optarg; break;
+		case 'q':
+			o->quick = true;
+			break;
+		case 'c':
+			o->csv = optarg;
+			break;
+		case 'p':
+			o->plot = optarg;
+			break;
 		case 'C':
 			o->cpu = (int)strtol(optarg, &end, 10);
 			if (*end != '\0' || o->cpu < 0)
@@ -466,7 +478,8 @@ parse(int argc, char **argv, struct opts *o)
 				return -1;
 			break;
 		case 'S':
-			for (end = optarg; *end != '\0' && o->n_sizes < MAX_SIZES;) {
+			for (end = optarg;
+				*end != '\0' && o->n_sizes < MAX_SIZES;) {
 				o->sizes[o->n_sizes] = strtoull(end, &end, 0);
 				if (o->sizes[o->n_sizes] == 0 ||
 					o->sizes[o->n_sizes++] > 65536 ||
@@ -475,8 +488,11 @@ parse(int argc, char **argv, struct opts *o)
 				end += *end == ',';
 			}
 			break;
-		case 'h': usage(stdout); exit(0);
-		default: return -1;
+		case 'h':
+			usage(stdout);
+			exit(0);
+		default:
+			return -1;
 		}
 	}
 	return optind == argc ? 0 : -1;
@@ -530,7 +546,8 @@ main(int argc, char **argv)
 		return 2;
 	}
 	if (o.large_min != 0 && vsw_copy_large_min_set(o.large_min) != 0) {
-		fprintf(stderr, "vsw-bench-copy: --large-min: CPU lacks ERMS\n");
+		fprintf(stderr,
+			"vsw-bench-copy: --large-min: CPU lacks ERMS\n");
 		return 2;
 	}
 	cpu = pin(o.cpu);

@@ -14,16 +14,16 @@
 
 /* One timed batch: iters copies of n bytes, rotating over nslots slots. */
 struct bench_job {
-	uint8_t *dst;     /* first slot's destination (offset applied) */
+	uint8_t *dst; /* first slot's destination (offset applied) */
 	const uint8_t *src;
 	size_t n;
-	size_t stride;    /* bytes between slots */
-	size_t nslots;    /* 1: hot */
-	size_t step;      /* slot increment, coprime with nslots */
-	size_t pos;       /* next slot; kept across batches */
+	size_t stride; /* bytes between slots */
+	size_t nslots; /* 1: hot */
+	size_t step;   /* slot increment, coprime with nslots */
+	size_t pos;    /* next slot; kept across batches */
 	uint64_t iters;
-	size_t stepb;     /* step * stride */
-	size_t wrap;      /* nslots * stride */
+	size_t stepb; /* step * stride */
+	size_t wrap;  /* nslots * stride */
 };
 
 typedef void bench_runner(struct bench_job *j);
@@ -35,40 +35,41 @@ typedef void bench_runner(struct bench_job *j);
  * live across the copy down to six: no runner then spills loop state
  * around its calls (stores that would compete with the copy's).
  */
-#define BENCH_COPY_RUNNER(fn, copy)                                            \
-	void fn(struct bench_job *j)                                           \
-	{                                                                      \
-		uint8_t *d = j->dst;                                           \
-		const uint8_t *s = j->src;                                     \
-		size_t n = j->n, off = j->pos * j->stride;                     \
-		uint64_t i;                                                    \
-                                                                               \
-		for (i = j->iters; i > 0; i--) {                               \
-			copy(d + off, s + off, n);                             \
-			__asm__ volatile("" : : "r"(d), "r"(s) : "memory");    \
-			off += j->stepb;                                       \
-			if (off >= j->wrap)                                    \
-				off -= j->wrap;                                \
-		}                                                              \
-		j->pos = off / j->stride;                                      \
-	}
+#define BENCH_COPY_RUNNER(fn, copy)                                         \
+	void fn(struct bench_job *j)                                        \
+	{                                                                   \
+		uint8_t *d = j->dst;                                        \
+		const uint8_t *s = j->src;                                  \
+		size_t n = j->n, off = j->pos * j->stride;                  \
+		uint64_t i;                                                 \
+                                                                            \
+		for (i = j->iters; i > 0; i--) {                            \
+			copy(d + off, s + off, n);                          \
+			__asm__ volatile("" : : "r"(d), "r"(s) : "memory"); \
+			off += j->stepb;                                    \
+			if (off >= j->wrap)                                 \
+				off -= j->wrap;                             \
+		}                                                           \
+		j->pos = off / j->stride;                                   \
+	}                                                                   \
+	_Static_assert(1, "use with a semicolon, like a declaration")
 
-void bench_run_rte(struct bench_job *j);     /* bench_copy_rte.c */
+void bench_run_rte(struct bench_job *j); /* bench_copy_rte.c */
 
 enum { ST_HOT, ST_WARM, ST_COLD, N_STATES };
 enum { N_CASES = 4, MAX_SIZES = 32, MAX_IMPLS = 10 };
 
 struct bench_impl {
-	const char *name;     /* column name */
+	const char *name; /* column name */
 	bench_runner *run;
 	const char *vsw_impl; /* vsw implementation to select, or NULL */
 	bool hot_only;
 };
 
 struct bench_cell {
-	double cpc;   /* median TSC cycles per copy; 0: not measured */
-	int redo;     /* groups repeated because the machine speed moved */
-	bool noisy;   /* still moving after the last retry */
+	double cpc; /* median TSC cycles per copy; 0: not measured */
+	int redo;   /* groups repeated because the machine speed moved */
+	bool noisy; /* still moving after the last retry */
 };
 
 struct bench_case {

@@ -39,8 +39,10 @@ bench_report_table(const struct bench_results *r, int st, int c)
 	printf("%6s", "size");
 	for (i = 0; i < r->n_impls; i++)
 		if (!r->impls[i].hot_only || st == 0)
-			printf(" %*s", (int)strlen(r->impls[i].name) < 6
-					? 6 : (int)strlen(r->impls[i].name),
+			printf(" %*s",
+				(int)strlen(r->impls[i].name) < 6
+					? 6
+					: (int)strlen(r->impls[i].name),
 				r->impls[i].name);
 	printf(" | %8s %8s %8s %8s\n", "vsw GB/s", "/memcpy", "/rte", "/best");
 	for (si = 0; si < r->n_sizes; si++) {
@@ -94,7 +96,8 @@ bench_report_csv(const struct bench_results *r, const char *path)
 					if (cell->cpc <= 0)
 						continue;
 					fprintf(f,
-						"%s,%s,%zu,%zu,%zu,%s,%.3f,%.3f,"
+						"%s,%s,%zu,%zu,%zu,%s,%.3f,%."
+						"3f,"
 						"%.3f,%.3f,%.3f,%d,%d\n",
 						r->state_names[st],
 						r->cases[c].name,
@@ -149,29 +152,34 @@ bench_report_plot(const struct bench_results *r, const char *path)
 		perror("gnuplot");
 		return -1;
 	}
-	fprintf(g, "set terminal pngcairo noenhanced size 1600,650 font ',10'\n"
-		   "set output '%s'\n", path);
+	fprintf(g,
+		"set terminal pngcairo noenhanced size 1600,650 font ',10'\n"
+		"set output '%s'\n",
+		path);
 	for (p = 0; p < 2; p++)
 		plot_block(g, r, panels[p]);
-	fprintf(g, "set multiplot layout 1,2 title 'vsw copy engine: "
-		   "throughput vs size, hot (L1/L2), TSC %.2f GHz'\n"
-		   "set logscale x 2\nset grid\nset key top left\n"
-		   "set xlabel 'copy size (bytes)'\n"
-		   "set ylabel 'bytes per TSC cycle'\n"
-		   "set key autotitle columnhead\n",
+	fprintf(g,
+		"set multiplot layout 1,2 title 'vsw copy engine: "
+		"throughput vs size, hot (L1/L2), TSC %.2f GHz'\n"
+		"set logscale x 2\nset grid\nset key top left\n"
+		"set xlabel 'copy size (bytes)'\n"
+		"set ylabel 'bytes per TSC cycle'\n"
+		"set key autotitle columnhead\n",
 		r->tsc_ghz);
 	for (p = 0; p < 2; p++)
-		fprintf(g, "set title 'hot, %s'\n"
-			   "plot for [k=2:%u] $d%d using 1:k with linespoints, "
-			   "%.2f with lines dashtype 2 lc 'black' "
-			   "title 'L1 store bw'\n",
+		fprintf(g,
+			"set title 'hot, %s'\n"
+			"plot for [k=2:%u] $d%d using 1:k with linespoints, "
+			"%.2f with lines dashtype 2 lc 'black' "
+			"title 'L1 store bw'\n",
 			r->cases[panels[p]].label, ncol + 1, panels[p],
 			r->l1_store_bpc);
 	fprintf(g, "unset multiplot\n");
 	rc = pclose(g);
 	if (rc != 0) {
-		fprintf(stderr, "vsw-bench-copy: gnuplot failed (status %d); "
-				"is it installed? apt-get install gnuplot-nox\n",
+		fprintf(stderr,
+			"vsw-bench-copy: gnuplot failed (status %d); "
+			"is it installed? apt-get install gnuplot-nox\n",
 			rc);
 		return -1;
 	}

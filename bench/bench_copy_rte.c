@@ -8,4 +8,4 @@
 
 #include "bench_copy.h"
 
-BENCH_COPY_RUNNER(bench_run_rte, rte_memcpy)
+BENCH_COPY_RUNNER(bench_run_rte, rte_memcpy);

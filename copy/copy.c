@@ -68,11 +68,11 @@ bool vsw_copy_validating;
 size_t vsw_copy_large_min = SIZE_MAX;
 
 static bool inited;
-static unsigned active_idx;        /* index in isas[] */
-static uint32_t cpu_found;         /* what CPUID said */
-static uint32_t cpu_hidden;        /* test hook mask */
+static unsigned active_idx; /* index in isas[] */
+static uint32_t cpu_found;  /* what CPUID said */
+static uint32_t cpu_hidden; /* test hook mask */
 static size_t large_min_pref = LARGE_MIN_FALLBACK;
-static uint64_t mismatches;        /* atomic: validators on any thread */
+static uint64_t mismatches; /* atomic: validators on any thread */
 
 #if defined(__x86_64__)
 static uint64_t
@@ -188,8 +188,8 @@ copy_init(void)
 	cpu_found = cpu_probe();
 	large_min_pref = large_min_default();
 	__atomic_store_n(&active_idx, best_idx(), __ATOMIC_RELAXED);
-	__atomic_store_n(&vsw_copy_validating, VALIDATOR_DEFAULT,
-		__ATOMIC_RELAXED);
+	__atomic_store_n(
+		&vsw_copy_validating, VALIDATOR_DEFAULT, __ATOMIC_RELAXED);
 	large_min_apply();
 	install();
 	__atomic_store_n(&inited, true, __ATOMIC_RELEASE);
@@ -199,14 +199,16 @@ static void
 resolve_aligned(void *dst, const void *src, size_t n)
 {
 	copy_init();
-	vsw_copy_active_ops->aligned(dst, src, n);
+	__atomic_load_n(&vsw_copy_active_ops, __ATOMIC_ACQUIRE)
+		->aligned(dst, src, n);
 }
 
 static void
 resolve_generic(void *dst, const void *src, size_t n)
 {
 	copy_init();
-	vsw_copy_active_ops->generic(dst, src, n);
+	__atomic_load_n(&vsw_copy_active_ops, __ATOMIC_ACQUIRE)
+		->generic(dst, src, n);
 }
 
 unsigned
@@ -373,8 +375,8 @@ vsw_copy_validator_mismatches(void)
 
 /* Count a difference; log the first few and then every power of two. */
 static void
-mismatch(const char *impl, const char *path, const void *dst,
-	const void *src, size_t n)
+mismatch(const char *impl, const char *path, const void *dst, const void *src,
+	size_t n)
 {
 	uint64_t k = __atomic_add_fetch(&mismatches, 1, __ATOMIC_RELAXED);
 

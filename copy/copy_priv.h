@@ -15,8 +15,8 @@
 /* One ISA variant. */
 struct vsw_copy_isa {
 	const char *name;
-	uint32_t needs;          /* VSW_COPY_CPU_* bits the CPU must have */
-	bool large;              /* entries hand n >= large_min to rep movsb */
+	uint32_t needs;		 /* VSW_COPY_CPU_* bits the CPU must have */
+	bool large;		 /* entries hand n >= large_min to rep movsb */
 	struct vsw_copy_ops ops; /* entries: large route + counters + body */
 	struct vsw_copy_ops raw; /* bodies only (the validator runs these) */
 };
@@ -64,23 +64,21 @@ copy_large(void *dst, const void *src, size_t n)
  * medium copies pay for no threshold load.
  */
 #define VSW_COPY_DEFINE_ISA(isa, name_, needs_, large_)                        \
-	static void copy_##isa##_aligned(void *dst, const void *src,           \
-		size_t n)                                                      \
+	static void copy_##isa##_aligned(void *dst, const void *src, size_t n) \
 	{                                                                      \
 		copy_body(dst, src, n, true, true, (large_));                  \
 	}                                                                      \
-	static void copy_##isa##_generic(void *dst, const void *src,           \
-		size_t n)                                                      \
+	static void copy_##isa##_generic(void *dst, const void *src, size_t n) \
 	{                                                                      \
 		copy_body(dst, src, n, false, true, (large_));                 \
 	}                                                                      \
-	static void copy_##isa##_aligned_raw(void *dst, const void *src,       \
-		size_t n)                                                      \
+	static void copy_##isa##_aligned_raw(                                  \
+		void *dst, const void *src, size_t n)                          \
 	{                                                                      \
 		copy_body(dst, src, n, true, false, false);                    \
 	}                                                                      \
-	static void copy_##isa##_generic_raw(void *dst, const void *src,       \
-		size_t n)                                                      \
+	static void copy_##isa##_generic_raw(                                  \
+		void *dst, const void *src, size_t n)                          \
 	{                                                                      \
 		copy_body(dst, src, n, false, false, false);                   \
 	}                                                                      \

@@ -7,12 +7,16 @@
  * no NDEBUG) assert it on every copy; debugoptimized and release builds do
  * not, because the check measured ~0.5-1 TSC cycle on copies of 4-32 bytes
  * (up to a third of their cost). It is an inline dispatcher:
- *   n <= VSW_COPY_SMALL_MAX            straight-line overlapping moves, here
- *   ((dst ^ src) & 63) == 0            the aligned path (co-aligned buffers)
- *   otherwise                          the generic path
+ *   n <= VSW_COPY_SMALL_MAX (64)   straight-line overlapping moves, here
+ *   ((dst ^ src) & 63) == 0        the aligned path (co-aligned buffers)
+ *   otherwise                      the generic path
  * The aligned and generic paths are out of line, in per-ISA files (scalar C,
- * SSE2, AVX2, AVX-512) chosen once at start-up from CPUID; each may hand
- * very large copies to the large path (rep movsb where the CPU has ERMS).
+ * SSE2, AVX2, AVX-512) chosen once at start-up from CPUID. Up to 512 bytes
+ * they are straight-line overlapping 64-byte moves too; above, one move
+ * fixes the head, a loop stores 64-byte aligned (loads aligned as well on
+ * the aligned path), one move covers the tail. From vsw_copy_large_min_get()
+ * bytes (2/3 of L1d: 32 KiB on a 48 KiB L1d) the x86 variants hand the
+ * copy to the large path, rep movsb, which the CPU must have as ERMS.
  * vsw_copy_impl_set() switches the implementation at run time.
  *
  * Counters (stats build): every vsw_copy() is counted exactly once, in one
@@ -24,10 +28,12 @@
  * them vsw_copy_route() still tells where a copy would go.
  *
  * Validator: when on, every out-of-line copy is also done by every available
- * implementation into the destination (filled with 0x00, then 0xff) and
- * compared with the source; differences are counted
- * (vsw_copy_validator_mismatches()) and the result repaired. Off by default; the meson option -Dvalidator=true turns
- * it on by default and also checks the inline small copies.
+ * implementation (and by the large path if n qualifies) into the
+ * destination, filled with 0x00 and then 0xff first, and compared with the
+ * source; differences are counted (vsw_copy_validator_mismatches()), logged
+ * (rate-limited) and repaired. Off by default; the meson option
+ * -Dvalidator=true turns it on by default and also checks the inline small
+ * copies (a compiled-in check, as the small path never leaves the caller).
  *
  * Threads: vsw_copy() runs on any thread; selection and validator switches
  * are control-thread calls (one atomic pointer store).
@@ -47,18 +53,21 @@
 #define VSW_COPY_ALIGN 64
 
 /* Paths; the X-macro gives the enum and the names (vsw_copy_path_name()). */
-#define VSW_COPY_PATHS(X)                                                      \
-	X(SMALL, "small")                                                      \
-	X(ALIGNED, "aligned")                                                  \
-	X(GENERIC, "generic")                                                  \
+#define VSW_COPY_PATHS(X)     \
+	X(SMALL, "small")     \
+	X(ALIGNED, "aligned") \
+	X(GENERIC, "generic") \
 	X(LARGE, "large")
 
+/* clang-format cannot see that the X-macro expands to enumerators. */
+/* clang-format off */
 enum vsw_copy_path {
 #define VSW_COPY_PATH_ENUM_(id, str) VSW_COPY_PATH_##id,
 	VSW_COPY_PATHS(VSW_COPY_PATH_ENUM_)
 #undef VSW_COPY_PATH_ENUM_
 	VSW_COPY_PATH_MAX
 };
+/* clang-format on */
 
 /* Per-thread counters; the paths partition the calls. */
 struct vsw_copy_stats {
@@ -169,7 +178,7 @@ vsw_copy(void *dst, const void *src, size_t n)
 		vsw_copy_thread_stats.bytes[VSW_COPY_PATH_SMALL] += n;
 #endif
 #ifdef VSW_COPY_VALIDATOR_DEFAULT
-		if (vsw_copy_validating)
+		if (__atomic_load_n(&vsw_copy_validating, __ATOMIC_RELAXED))
 			vsw_copy_validate_small_slow(dst, src, n);
 #endif
 		return;
@@ -207,8 +216,7 @@ const char *vsw_copy_impl_get(void);
 /* --- routing and counters ----------------------------------------------- */
 
 /* The path vsw_copy(dst, src, n) takes now (same rules, no copy). */
-enum vsw_copy_path vsw_copy_route(const void *dst, const void *src,
-	size_t n);
+enum vsw_copy_path vsw_copy_route(const void *dst, const void *src, size_t n);
 
 /* "small", "aligned", "generic", "large"; NULL if out of range. */
 const char *vsw_copy_path_name(enum vsw_copy_path path);

@@ -22,15 +22,15 @@
 
 #include <vsw/copy.h>
 
-#define GUARD 64                     /* guard bytes each side of dst */
-#define MAX_N ((size_t)1 << 20)      /* largest size tested: 1 MiB */
+#define GUARD 64		      /* guard bytes each side of dst */
+#define MAX_N ((size_t)1 << 20)	      /* largest size tested: 1 MiB */
 #define SPAN (MAX_N + 64 + 2 * GUARD) /* room for any offset + guards */
 #define GUARD_BYTE 0xa5
 
 struct bufs {
-	unsigned char *src;  /* what we copy from */
-	unsigned char *ref;  /* pristine twin of src */
-	unsigned char *dst;  /* destination area with guards */
+	unsigned char *src; /* what we copy from */
+	unsigned char *ref; /* pristine twin of src */
+	unsigned char *dst; /* destination area with guards */
 	unsigned long failures;
 };
 
@@ -100,7 +100,7 @@ one_case(struct bufs *b, size_t n, size_t so, size_t doff)
 
 	vsw_copy(d, s, n);
 	ok = memcmp(d, b->ref + so, n) == 0 && guard_ok(d - GUARD, GUARD) &&
-		guard_ok(d + n, GUARD) && memcmp(s, b->ref + so, n) == 0;
+	     guard_ok(d + n, GUARD) && memcmp(s, b->ref + so, n) == 0;
 	if (!ok && b->failures++ < 5)
 		print_error("impl %s: n=%zu src+%zu dst+%zu wrong\n",
 			vsw_copy_impl_get(), n, so, doff);
@@ -122,11 +122,11 @@ sweep_small(struct bufs *b)
 static void
 sweep_large(struct bufs *b)
 {
-	static const size_t extra[] = {4095, 4096, 4097, 8191, 8192, 8193,
-		9018, 65536, MAX_N};
+	static const size_t extra[] = {
+		4095, 4096, 4097, 8191, 8192, 8193, 9018, 65536, MAX_N};
 	/* Fixed pairs always, plus a reproducible pseudo-random sample. */
-	static const size_t fixed[][2] = {{0, 0}, {12, 12}, {0, 2}, {3, 17},
-		{63, 0}, {0, 63}};
+	static const size_t fixed[][2] = {
+		{0, 0}, {12, 12}, {0, 2}, {3, 17}, {63, 0}, {0, 63}};
 	uint64_t st = 0x243f6a8885a308d3ull;
 	size_t i, k, n;
 
@@ -159,7 +159,7 @@ test_each_impl_vs_memcpy(void **state)
 		sweep_small(b);
 		sweep_large(b);
 		if (large_min != SIZE_MAX) {
-			/* Again with the large path off: the loops see 1 MiB. */
+			/* Large path off: the loops see 1 MiB too. */
 			assert_int_equal(vsw_copy_large_min_set(SIZE_MAX), 0);
 			sweep_large(b);
 			assert_int_equal(vsw_copy_large_min_set(large_min), 0);
@@ -270,8 +270,9 @@ test_registry(void **state)
 
 	(void)state;
 	assert_true(vsw_copy_impl_count() >= 1);
-	assert_int_equal(vsw_copy_impl_info(vsw_copy_impl_count(), &name,
-				 &avail), -EINVAL);
+	assert_int_equal(
+		vsw_copy_impl_info(vsw_copy_impl_count(), &name, &avail),
+		-EINVAL);
 	assert_true(impl_avail("scalar"));
 	assert_int_equal(vsw_copy_impl_set("scalar"), 0);
 	assert_string_equal(vsw_copy_impl_get(), "scalar");
@@ -281,7 +282,7 @@ test_registry(void **state)
 	assert_int_equal(vsw_copy_impl_set("auto"), 0);
 #if defined(__x86_64__)
 	assert_true(impl_index("sse2") >= 0 && impl_index("avx2") >= 0 &&
-		impl_index("avx512") >= 0);
+		    impl_index("avx512") >= 0);
 	assert_true(impl_avail("sse2"));
 #endif
 	assert_string_equal(vsw_copy_path_name(VSW_COPY_PATH_SMALL), "small");
@@ -330,7 +331,7 @@ test_unavailable_isa(void **state)
 	assert_int_equal(vsw_copy_large_min_set(4096), -ENOTSUP);
 	assert_int_equal(vsw_copy_route(dst, b->src, (size_t)1 << 30),
 		VSW_COPY_PATH_ALIGNED + ((uintptr_t)dst % 64 != 0 ||
-					       (uintptr_t)b->src % 64 != 0));
+						(uintptr_t)b->src % 64 != 0));
 
 	vsw_copy_cpu_mask_set(0);
 	assert_int_equal(vsw_copy_cpu_features(), real);
@@ -361,11 +362,11 @@ test_validator(void **state)
 	vsw_copy_stats_get(&after);
 	/* The validator runs every ISA but counts the copy once. */
 	assert_int_equal(after.copies[VSW_COPY_PATH_ALIGNED] +
-			after.copies[VSW_COPY_PATH_GENERIC] +
-			after.copies[VSW_COPY_PATH_LARGE] -
-			before.copies[VSW_COPY_PATH_ALIGNED] -
-			before.copies[VSW_COPY_PATH_GENERIC] -
-			before.copies[VSW_COPY_PATH_LARGE],
+				 after.copies[VSW_COPY_PATH_GENERIC] +
+				 after.copies[VSW_COPY_PATH_LARGE] -
+				 before.copies[VSW_COPY_PATH_ALIGNED] -
+				 before.copies[VSW_COPY_PATH_GENERIC] -
+				 before.copies[VSW_COPY_PATH_LARGE],
 		vsw_copy_stats_enabled() ? 2 * ((5000 - 65 + 330) / 331) : 0);
 	assert_int_equal(b->failures, 0);
 	assert_int_equal(vsw_copy_validator_mismatches(), m0);
@@ -403,10 +404,12 @@ test_disjoint(void **state)
 			uintptr_t s = i & 1 ? d + (rnd(&st) % 512) - 256
 					    : (uintptr_t)rnd(&st);
 			size_t n = rnd(&st) % (i & 2 ? 300 : 1u << 20);
-			bool want = n == 0 || (d >= s ? d - s >= n : s - d >= n);
+			bool want =
+				n == 0 || (d >= s ? d - s >= n : s - d >= n);
 
-			assert_int_equal(vsw_copy_disjoint((void *)d,
-						 (void *)s, n), want);
+			assert_int_equal(
+				vsw_copy_disjoint((void *)d, (void *)s, n),
+				want);
 		}
 	}
 }

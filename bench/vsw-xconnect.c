@@ -53,10 +53,10 @@ struct xc_opts {
 struct xc_poll_stats {
 	uint64_t iterations;
 	uint64_t busy_iterations;
-	uint64_t busy_cycles;  /* iterations that moved packets */
+	uint64_t busy_cycles; /* iterations that moved packets */
 	uint64_t idle_cycles;
-	uint64_t packets;      /* dequeued (= forwarded or counted drop) */
-	uint64_t deq_cycles;   /* stage split of busy directions */
+	uint64_t packets;    /* dequeued (= forwarded or counted drop) */
+	uint64_t deq_cycles; /* stage split of busy directions */
 	uint64_t enq_cycles;
 	uint64_t free_cycles;
 	uint64_t dir_packets[2];   /* dequeued from port i */
@@ -76,7 +76,8 @@ usage(const char *prog)
 		"usage: %s [EAL args] -- --a PATH --b PATH [--client]\n"
 		"  [--queues N] [--mbufs N] [--stats-period SEC]\n"
 		"  [--duration SEC] [--socket-mode OCTAL] [--owner UID]\n"
-		"  [--group GID]\n", prog);
+		"  [--group GID]\n",
+		prog);
 }
 
 static int
@@ -105,22 +106,43 @@ parse_opts(int argc, char **argv, struct xc_opts *o)
 	o->group = (gid_t)-1;
 	while ((c = getopt_long(argc, argv, "", lo, NULL)) != -1) {
 		switch (c) {
-		case 'a': o->path[0] = optarg; break;
-		case 'b': o->path[1] = optarg; break;
-		case 'c': o->client = true; break;
-		case 'q': o->queues = (uint16_t)atoi(optarg); break;
-		case 'm': o->mbufs = (uint32_t)strtoul(optarg, NULL, 0); break;
-		case 's': o->stats_period = atof(optarg); break;
-		case 'd': o->duration = atof(optarg); break;
-		case 'M': o->socket_mode = strtoul(optarg, NULL, 8); break;
-		case 'U': o->owner = (uid_t)strtol(optarg, NULL, 0); break;
-		case 'G': o->group = (gid_t)strtol(optarg, NULL, 0); break;
-		default: return -1;
+		case 'a':
+			o->path[0] = optarg;
+			break;
+		case 'b':
+			o->path[1] = optarg;
+			break;
+		case 'c':
+			o->client = true;
+			break;
+		case 'q':
+			o->queues = (uint16_t)atoi(optarg);
+			break;
+		case 'm':
+			o->mbufs = (uint32_t)strtoul(optarg, NULL, 0);
+			break;
+		case 's':
+			o->stats_period = atof(optarg);
+			break;
+		case 'd':
+			o->duration = atof(optarg);
+			break;
+		case 'M':
+			o->socket_mode = strtoul(optarg, NULL, 8);
+			break;
+		case 'U':
+			o->owner = (uid_t)strtol(optarg, NULL, 0);
+			break;
+		case 'G':
+			o->group = (gid_t)strtol(optarg, NULL, 0);
+			break;
+		default:
+			return -1;
 		}
 	}
 	if (o->path[0] == NULL || o->path[1] == NULL || optind != argc ||
-			o->queues == 0 || o->queues > VSW_VPORT_QUEUE_PAIRS_MAX ||
-			o->mbufs < 1024)
+		o->queues == 0 || o->queues > VSW_VPORT_QUEUE_PAIRS_MAX ||
+		o->mbufs < 1024)
 		return -1;
 	return 0;
 }
@@ -133,8 +155,7 @@ xc_forward(int from, uint16_t qp, uint64_t *last, struct xc_poll_stats *st)
 	uint64_t tb, tc, td;
 	uint16_t n, sent;
 
-	n = vsw_vport_dequeue_burst(xc_port[from], qp, xc_pool, pkts,
-		XC_BURST);
+	n = vsw_vport_dequeue_burst(xc_port[from], qp, xc_pool, pkts, XC_BURST);
 	if (n == 0)
 		return 0;
 	tb = rte_rdtsc();
@@ -199,7 +220,7 @@ dump_stats(const char *why)
 		vsw_vport_info_get(xc_port[i], &info);
 		vsw_vport_stats_get(xc_port[i], s);
 		printf("stats port=%s connected=%d running=%d queues_live=%u "
-			"connects=%" PRIu64 " queue_errors=%" PRIu64,
+		       "connects=%" PRIu64 " queue_errors=%" PRIu64,
 			xc_name[i], info.connected, info.running,
 			info.queues_live, info.connects, info.queue_errors);
 		for (k = 0; k < VSW_VIRTQ_STAT__MAX; k++)
@@ -207,12 +228,11 @@ dump_stats(const char *why)
 		printf("\n");
 	}
 	printf("stats poller iterations=%" PRIu64 " busy_iterations=%" PRIu64
-		" busy_cycles=%" PRIu64 " idle_cycles=%" PRIu64
-		" packets=%" PRIu64 " deq_cycles=%" PRIu64
-		" enq_cycles=%" PRIu64 " free_cycles=%" PRIu64
-		" a_to_b=%" PRIu64 " a_to_b_delivered=%" PRIu64
-		" b_to_a=%" PRIu64 " b_to_a_delivered=%" PRIu64
-		" cycles_per_packet=%.1f\n",
+	       " busy_cycles=%" PRIu64 " idle_cycles=%" PRIu64
+	       " packets=%" PRIu64 " deq_cycles=%" PRIu64 " enq_cycles=%" PRIu64
+	       " free_cycles=%" PRIu64 " a_to_b=%" PRIu64
+	       " a_to_b_delivered=%" PRIu64 " b_to_a=%" PRIu64
+	       " b_to_a_delivered=%" PRIu64 " cycles_per_packet=%.1f\n",
 		st->iterations, st->busy_iterations, st->busy_cycles,
 		st->idle_cycles, st->packets, st->deq_cycles, st->enq_cycles,
 		st->free_cycles, st->dir_packets[0], st->dir_delivered[0],
@@ -235,8 +255,9 @@ watch_ports(bool up[2])
 		vsw_vport_info_get(xc_port[i], &info);
 		if (info.running != up[i]) {
 			up[i] = info.running;
-			printf("port %s %s features=0x%" PRIx64 "\n", xc_name[i],
-				up[i] ? "up" : "down", info.features);
+			printf("port %s %s features=0x%" PRIx64 "\n",
+				xc_name[i], up[i] ? "up" : "down",
+				info.features);
 			fflush(stdout);
 		}
 	}
@@ -341,8 +362,8 @@ main(int argc, char **argv)
 	if (create_ports(&o) != 0)
 		goto out_ports;
 	printf("xconnect ready mode=%s a=%s b=%s queues=%u poller_lcore=%u\n",
-		o.client ? "client" : "server", o.path[0], o.path[1],
-		o.queues, lcore);
+		o.client ? "client" : "server", o.path[0], o.path[1], o.queues,
+		lcore);
 	fflush(stdout);
 	rte_eal_remote_launch(xc_poll, &o.queues, lcore);
 	control_loop(&o, &sigs);
@@ -358,7 +379,7 @@ out_ports:
 		if (rte_mempool_avail_count(xc_pool) != xc_pool->size) {
 			fprintf(stderr, "mbuf leak: %u of %u in use\n",
 				xc_pool->size -
-				rte_mempool_avail_count(xc_pool),
+					rte_mempool_avail_count(xc_pool),
 				xc_pool->size);
 			rc = 1;
 		}

@@ -30,19 +30,20 @@
 RTE_LOG_REGISTER(vsw_vport_logtype, vsw.vport, INFO);
 
 /* What we offer: split ring, mergeable RX, indirect, event idx, MQ. */
-#define VPORT_FEATURES                                                         \
-	((1ULL << VIRTIO_F_VERSION_1) | (1ULL << VIRTIO_NET_F_MRG_RXBUF) |     \
-		(1ULL << VIRTIO_RING_F_INDIRECT_DESC) |                        \
-		(1ULL << VIRTIO_RING_F_EVENT_IDX) | (1ULL << VIRTIO_NET_F_MQ) |\
+#define VPORT_FEATURES                                                     \
+	((1ULL << VIRTIO_F_VERSION_1) | (1ULL << VIRTIO_NET_F_MRG_RXBUF) | \
+		(1ULL << VIRTIO_RING_F_INDIRECT_DESC) |                    \
+		(1ULL << VIRTIO_RING_F_EVENT_IDX) |                        \
+		(1ULL << VIRTIO_NET_F_MQ) |                                \
 		(1ULL << VHOST_USER_F_PROTOCOL_FEATURES))
-#define VPORT_PROTOCOL_FEATURES                                                \
-	((1ULL << VHOST_USER_PROTOCOL_F_MQ) |                                  \
+#define VPORT_PROTOCOL_FEATURES               \
+	((1ULL << VHOST_USER_PROTOCOL_F_MQ) | \
 		(1ULL << VHOST_USER_PROTOCOL_F_REPLY_ACK))
 
 /* The virtq contract numbers bits like virtio; check we agree. */
 _Static_assert(VSW_VIRTIO_NET_F_MRG_RXBUF == VIRTIO_NET_F_MRG_RXBUF, "bit");
-_Static_assert(VSW_VIRTIO_RING_F_INDIRECT_DESC == VIRTIO_RING_F_INDIRECT_DESC,
-	"bit");
+_Static_assert(
+	VSW_VIRTIO_RING_F_INDIRECT_DESC == VIRTIO_RING_F_INDIRECT_DESC, "bit");
 _Static_assert(VSW_VIRTIO_RING_F_EVENT_IDX == VIRTIO_RING_F_EVENT_IDX, "bit");
 _Static_assert(VSW_VIRTIO_F_VERSION_1 == VIRTIO_F_VERSION_1, "bit");
 
@@ -82,10 +83,10 @@ config_check(const struct vsw_vport_config *cfg)
 	struct sockaddr_un sun;
 
 	if (cfg->path == NULL || cfg->path[0] == '\0' ||
-			strlen(cfg->path) >= sizeof(sun.sun_path))
+		strlen(cfg->path) >= sizeof(sun.sun_path))
 		return -EINVAL;
 	if (cfg->queue_pairs == 0 ||
-			cfg->queue_pairs > VSW_VPORT_QUEUE_PAIRS_MAX)
+		cfg->queue_pairs > VSW_VPORT_QUEUE_PAIRS_MAX)
 		return -EINVAL;
 	if (cfg->socket_mode > 07777)
 		return -EINVAL;
@@ -142,8 +143,8 @@ port_alloc(const struct vsw_vport_config *cfg)
 	pthread_mutex_init(&port->lock, NULL);
 	port->vid = -1;
 	port->nr_queues = 2 * cfg->queue_pairs;
-	port->queues = aligned_alloc(64, port->nr_queues *
-		sizeof(*port->queues));
+	port->queues =
+		aligned_alloc(64, port->nr_queues * sizeof(*port->queues));
 	if (port->queues == NULL)
 		goto fail;
 	memset(port->queues, 0, port->nr_queues * sizeof(*port->queues));
@@ -179,8 +180,7 @@ server_start(struct vsw_vport *port)
 	if (rc != 0)
 		return -EIO;
 	if ((port->cfg.owner != (uid_t)-1 || port->cfg.group != (gid_t)-1) &&
-			chown(port->path, port->cfg.owner,
-				port->cfg.group) != 0) {
+		chown(port->path, port->cfg.owner, port->cfg.group) != 0) {
 		VPORT_LOG(ERR, port, "chown: %s", strerror(errno));
 		return -errno;
 	}
@@ -200,10 +200,10 @@ driver_setup(struct vsw_vport *port)
 		return -EIO;
 	/* Setting the features is what makes us an external backend. */
 	if (rte_vhost_driver_set_features(port->path, VPORT_FEATURES) != 0 ||
-			rte_vhost_driver_set_protocol_features(port->path,
-				VPORT_PROTOCOL_FEATURES) != 0 ||
-			rte_vhost_driver_callback_register(port->path,
-				&vport_dev_ops) != 0) {
+		rte_vhost_driver_set_protocol_features(
+			port->path, VPORT_PROTOCOL_FEATURES) != 0 ||
+		rte_vhost_driver_callback_register(
+			port->path, &vport_dev_ops) != 0) {
 		rte_vhost_driver_unregister(port->path);
 		return -EIO;
 	}
@@ -243,8 +243,8 @@ vsw_vport_create(const struct vsw_vport_config *cfg, struct vsw_vport **out)
 	rc = driver_setup(port);
 	if (rc != 0)
 		goto unlink_port;
-	rc = cfg->client ? (rte_vhost_driver_start(port->path) ? -EIO : 0) :
-		server_start(port);
+	rc = cfg->client ? (rte_vhost_driver_start(port->path) ? -EIO : 0)
+			 : server_start(port);
 	if (rc != 0) {
 		rte_vhost_driver_unregister(port->path);
 		if (!cfg->client)
@@ -322,8 +322,8 @@ vsw_vport_queue_pairs(const struct vsw_vport *port)
 }
 
 uint16_t
-vsw_vport_enqueue_burst(struct vsw_vport *port, uint16_t qp,
-	struct rte_mbuf **pkts, uint16_t n)
+vsw_vport_enqueue_burst(
+	struct vsw_vport *port, uint16_t qp, struct rte_mbuf **pkts, uint16_t n)
 {
 	struct vport_queue *q;
 	struct vsw_virtq *vq;
@@ -373,8 +373,7 @@ vsw_vport_info_get(struct vsw_vport *port, struct vsw_vport_info *info)
 }
 
 void
-vsw_vport_stats_get(struct vsw_vport *port,
-	uint64_t stats[VSW_VIRTQ_STAT__MAX])
+vsw_vport_stats_get(struct vsw_vport *port, uint64_t stats[VSW_VIRTQ_STAT__MAX])
 {
 	uint16_t i;
 	uint32_t s;
@@ -388,8 +387,8 @@ vsw_vport_stats_get(struct vsw_vport *port,
 		const volatile uint64_t *live = q->vq->stats;
 
 		for (s = 0; s < VSW_VIRTQ_STAT__MAX; s++)
-			stats[s] += q->retired[s] +
-				(q->initialised ? live[s] : 0);
+			stats[s] +=
+				q->retired[s] + (q->initialised ? live[s] : 0);
 		stats[VSW_VIRTQ_STAT_ENQ_DROP_NOT_READY] +=
 			*(const volatile uint64_t *)&q->not_ready;
 	}

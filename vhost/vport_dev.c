@@ -87,8 +87,8 @@ mem_load(struct vsw_vport *port)
 		const struct rte_vhost_mem_region *r = &m->regions[i];
 
 		if (r->size == 0 || r->host_user_addr == 0 ||
-				r->guest_phys_addr + r->size < r->size ||
-				r->host_user_addr + r->size < r->size) {
+			r->guest_phys_addr + r->size < r->size ||
+			r->host_user_addr + r->size < r->size) {
 			rc = -EINVAL;
 			goto out;
 		}
@@ -96,7 +96,7 @@ mem_load(struct vsw_vport *port)
 			const struct rte_vhost_mem_region *o = &m->regions[j];
 
 			if (r->guest_phys_addr < o->guest_phys_addr + o->size &&
-					o->guest_phys_addr <
+				o->guest_phys_addr <
 					r->guest_phys_addr + r->size) {
 				rc = -EINVAL;
 				goto out;
@@ -125,7 +125,7 @@ hva_to_gpa(const struct vsw_mem *mem, const void *p, uint64_t *gpa)
 		const struct vsw_mem_region *r = &mem->regions[i];
 
 		if (hva >= r->host_user_addr &&
-				hva - r->host_user_addr < r->size) {
+			hva - r->host_user_addr < r->size) {
 			*gpa = r->guest_phys_addr + (hva - r->host_user_addr);
 			return 0;
 		}
@@ -145,15 +145,14 @@ queue_publish(struct vsw_vport *port, struct vport_queue *q)
 		return 0;
 	memset(&cfg, 0, sizeof(cfg));
 	if (rte_vhost_get_vhost_vring(port->vid, q->index, &vr) != 0 ||
-			rte_vhost_get_vring_base(port->vid, q->index,
-				&cfg.last_avail_idx,
-				&cfg.last_used_idx) != 0) {
+		rte_vhost_get_vring_base(port->vid, q->index,
+			&cfg.last_avail_idx, &cfg.last_used_idx) != 0) {
 		rc = -EIO;
 		goto fail;
 	}
 	if (hva_to_gpa(&port->mem, vr.desc, &cfg.desc_gpa) != 0 ||
-			hva_to_gpa(&port->mem, vr.avail, &cfg.avail_gpa) != 0 ||
-			hva_to_gpa(&port->mem, vr.used, &cfg.used_gpa) != 0) {
+		hva_to_gpa(&port->mem, vr.avail, &cfg.avail_gpa) != 0 ||
+		hva_to_gpa(&port->mem, vr.used, &cfg.used_gpa) != 0) {
 		rc = -EFAULT;
 		goto fail;
 	}
@@ -175,8 +174,8 @@ queue_publish(struct vsw_vport *port, struct vport_queue *q)
 	return 0;
 fail:
 	port->queue_errors++;
-	VPORT_LOG(ERR, port, "vring %u not set up: %s", q->index,
-		strerror(-rc));
+	VPORT_LOG(
+		ERR, port, "vring %u not set up: %s", q->index, strerror(-rc));
 	return rc;
 }
 
@@ -408,8 +407,9 @@ dev_vring_state_changed(int vid, uint16_t index, int enable)
 	if (port == NULL)
 		return -1;
 	if (index >= port->nr_queues) {
-		VPORT_LOG(WARNING, port, "vring %u beyond %u queue pairs: ignored",
-			index, port->cfg.queue_pairs);
+		VPORT_LOG(WARNING, port,
+			"vring %u beyond %u queue pairs: ignored", index,
+			port->cfg.queue_pairs);
 		pthread_mutex_unlock(&port->lock);
 		return 0;
 	}

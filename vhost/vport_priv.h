@@ -19,8 +19,8 @@
 
 extern int vsw_vport_logtype;
 
-#define VPORT_LOG(level, port, fmt, ...)                                       \
-	rte_log(RTE_LOG_##level, vsw_vport_logtype, "vport %s: " fmt "\n",     \
+#define VPORT_LOG(level, port, fmt, ...)                                   \
+	rte_log(RTE_LOG_##level, vsw_vport_logtype, "vport %s: " fmt "\n", \
 		(port)->name, ##__VA_ARGS__)
 
 /*
@@ -29,14 +29,14 @@ extern int vsw_vport_logtype;
  * not_ready which only the queue's poller writes.
  */
 struct vport_queue {
-	struct vsw_virtq *live;  /* RCU: == vq while published, else NULL */
-	struct vsw_virtq *vq;    /* storage, reused across reconnects */
+	struct vsw_virtq *live; /* RCU: == vq while published, else NULL */
+	struct vsw_virtq *vq;	/* storage, reused across reconnects */
 	struct vsw_vport *port;
-	int callfd;              /* guest interrupt eventfd, < 0: none */
-	uint16_t index;          /* vring index */
-	char name[80];           /* "<port> q<pair> rx|tx", for virtq logs */
-	bool enabled;            /* guest enabled it (vring_state_changed) */
-	bool initialised;        /* vq holds a previous incarnation's state */
+	int callfd;	  /* guest interrupt eventfd, < 0: none */
+	uint16_t index;	  /* vring index */
+	char name[80];	  /* "<port> q<pair> rx|tx", for virtq logs */
+	bool enabled;	  /* guest enabled it (vring_state_changed) */
+	bool initialised; /* vq holds a previous incarnation's state */
 	uint64_t retired[VSW_VIRTQ_STAT__MAX]; /* previous incarnations */
 	/* poller-owned, on its own cache line */
 	uint64_t not_ready __attribute__((aligned(64)));
@@ -46,17 +46,17 @@ struct vsw_vport {
 	char name[64];
 	char path[PATH_MAX];
 	struct vsw_vport_config cfg; /* name/path point into the arrays */
-	pthread_mutex_t lock;        /* device state, below */
-	int vid;                     /* librte_vhost device, -1: none */
-	bool running;                /* new_device accepted, not destroyed */
-	bool parked;                 /* queues withdrawn around a message */
+	pthread_mutex_t lock;	     /* device state, below */
+	int vid;		     /* librte_vhost device, -1: none */
+	bool running;		     /* new_device accepted, not destroyed */
+	bool parked;		     /* queues withdrawn around a message */
 	uint64_t features;
 	uint64_t connects;
 	uint64_t queue_errors;
-	struct vsw_mem mem;          /* what published queues translate with */
-	uint16_t nr_queues;          /* 2 * queue pairs */
-	struct vport_queue *queues;  /* nr_queues, 64-byte aligned */
-	struct vsw_vport *next;      /* port table (vport.c) */
+	struct vsw_mem mem;	    /* what published queues translate with */
+	uint16_t nr_queues;	    /* 2 * queue pairs */
+	struct vport_queue *queues; /* nr_queues, 64-byte aligned */
+	struct vsw_vport *next;	    /* port table (vport.c) */
 };
 
 /* The port owning librte_vhost device vid (by socket path), or NULL. */

@@ -38,12 +38,12 @@ struct vsw_vport;
 struct vsw_vport_config {
 	const char *name;     /* for logs and stats; NULL: the path */
 	const char *path;     /* unix socket path */
-	bool client;          /* connect to path (and reconnect) instead of
-	                       * creating and listening on it */
+	bool client;	      /* connect to path (and reconnect) instead of
+			       * creating and listening on it */
 	uint16_t queue_pairs; /* offered to the guest: 1..QUEUE_PAIRS_MAX */
 	uint32_t socket_mode; /* server mode; 0 = SOCKET_MODE_DEFAULT */
-	uid_t owner;          /* server mode; (uid_t)-1 = leave as created */
-	gid_t group;          /* server mode; (gid_t)-1 = leave as created */
+	uid_t owner;	      /* server mode; (uid_t)-1 = leave as created */
+	gid_t group;	      /* server mode; (gid_t)-1 = leave as created */
 	uint32_t max_pkt_len; /* passed to vsw_virtq_config; 0 = default */
 };
 
@@ -61,8 +61,8 @@ void vsw_vport_config_init(struct vsw_vport_config *cfg);
  * live socket exists at path, -EIO librte_vhost refused, -ENOMEM).
  * A stale socket file (nobody listening) at path is replaced in server mode.
  */
-int vsw_vport_create(const struct vsw_vport_config *cfg,
-	struct vsw_vport **out);
+int vsw_vport_create(
+	const struct vsw_vport_config *cfg, struct vsw_vport **out);
 
 /*
  * Destroy a port: disconnects the guest (destroy_device runs, waits for a
@@ -98,8 +98,8 @@ uint16_t vsw_vport_dequeue_burst(struct vsw_vport *port, uint16_t qp,
 
 /* What the control thread can ask about a port. */
 struct vsw_vport_info {
-	bool connected;        /* a vhost-user connection exists */
-	bool running;          /* librte_vhost called new_device */
+	bool connected;	       /* a vhost-user connection exists */
+	bool running;	       /* librte_vhost called new_device */
 	uint16_t queues_live;  /* vrings being polled right now */
 	uint64_t features;     /* negotiated (valid when running) */
 	uint64_t connects;     /* new_device calls so far */
@@ -115,7 +115,7 @@ void vsw_vport_info_get(struct vsw_vport *port, struct vsw_vport_info *info);
  * thread; the values of live queues are read while pollers write them
  * (each counter is a single aligned 64-bit word: no torn values).
  */
-void vsw_vport_stats_get(struct vsw_vport *port,
-	uint64_t stats[VSW_VIRTQ_STAT__MAX]);
+void vsw_vport_stats_get(
+	struct vsw_vport *port, uint64_t stats[VSW_VIRTQ_STAT__MAX]);
 
 #endif /* VSW_PORT_H */

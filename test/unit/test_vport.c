@@ -204,8 +204,8 @@ test_not_ready_counted(void **state)
 	assert_int_equal(vsw_vport_dequeue_burst(p, 5, pool, m, 32), 0);
 	vsw_vport_stats_get(p, s);
 	for (k = 0; k < VSW_VIRTQ_STAT__MAX; k++)
-		assert_int_equal(s[k],
-			k == VSW_VIRTQ_STAT_ENQ_DROP_NOT_READY ? 40 : 0);
+		assert_int_equal(
+			s[k], k == VSW_VIRTQ_STAT_ENQ_DROP_NOT_READY ? 40 : 0);
 	vsw_vport_destroy(p);
 	assert_int_equal(rte_mempool_avail_count(pool), pool->size);
 }
@@ -235,10 +235,11 @@ test_protocol_offer(void **state)
 {
 	struct sockaddr_un sun = {.sun_family = AF_UNIX};
 	const uint64_t want = (1ULL << VIRTIO_F_VERSION_1) |
-		(1ULL << VIRTIO_NET_F_MRG_RXBUF) |
-		(1ULL << VIRTIO_RING_F_INDIRECT_DESC) |
-		(1ULL << VIRTIO_RING_F_EVENT_IDX) | (1ULL << VIRTIO_NET_F_MQ) |
-		(1ULL << VHOST_USER_F_PROTOCOL_FEATURES);
+			      (1ULL << VIRTIO_NET_F_MRG_RXBUF) |
+			      (1ULL << VIRTIO_RING_F_INDIRECT_DESC) |
+			      (1ULL << VIRTIO_RING_F_EVENT_IDX) |
+			      (1ULL << VIRTIO_NET_F_MQ) |
+			      (1ULL << VHOST_USER_F_PROTOCOL_FEATURES);
 	struct timeval tv = {.tv_sec = 5};
 	struct vsw_vport_info info;
 	struct vsw_vport *p;
@@ -254,7 +255,7 @@ test_protocol_offer(void **state)
 	assert_int_equal(vhu_get_u64(fd, 1 /* GET_FEATURES */), want);
 	assert_int_equal(vhu_get_u64(fd, 15 /* GET_PROTOCOL_FEATURES */),
 		(1ULL << VHOST_USER_PROTOCOL_F_MQ) |
-		(1ULL << VHOST_USER_PROTOCOL_F_REPLY_ACK));
+			(1ULL << VHOST_USER_PROTOCOL_F_REPLY_ACK));
 	/* answered by our pre-message hook, not librte_vhost's 128 */
 	assert_int_equal(vhu_get_u64(fd, 17 /* GET_QUEUE_NUM */), 3);
 	vsw_vport_info_get(p, &info);

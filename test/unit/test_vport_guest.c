@@ -41,18 +41,25 @@
 
 #include "test_vport.h"
 
-#define G_SIZE (2u << 20)     /* guest memory */
-#define G_GPA 0x100000ull     /* its guest-physical base */
+#define G_SIZE (2u << 20) /* guest memory */
+#define G_GPA 0x100000ull /* its guest-physical base */
 #define Q_SIZE 256u
 #define BUF_LEN 2048u
 #define HDR_LEN 12u
 
 enum {
-	VHU_GET_FEATURES = 1, VHU_SET_FEATURES = 2, VHU_SET_OWNER = 3,
-	VHU_SET_MEM_TABLE = 5, VHU_SET_VRING_NUM = 8, VHU_SET_VRING_ADDR = 9,
-	VHU_SET_VRING_BASE = 10, VHU_GET_VRING_BASE = 11,
-	VHU_SET_VRING_KICK = 12, VHU_SET_VRING_CALL = 13,
-	VHU_SET_PROTOCOL_FEATURES = 16, VHU_SET_VRING_ENABLE = 18,
+	VHU_GET_FEATURES = 1,
+	VHU_SET_FEATURES = 2,
+	VHU_SET_OWNER = 3,
+	VHU_SET_MEM_TABLE = 5,
+	VHU_SET_VRING_NUM = 8,
+	VHU_SET_VRING_ADDR = 9,
+	VHU_SET_VRING_BASE = 10,
+	VHU_GET_VRING_BASE = 11,
+	VHU_SET_VRING_KICK = 12,
+	VHU_SET_VRING_CALL = 13,
+	VHU_SET_PROTOCOL_FEATURES = 16,
+	VHU_SET_VRING_ENABLE = 18,
 };
 
 struct vhu_msg {
@@ -73,11 +80,11 @@ struct vhu_msg {
 	} u;
 } __attribute__((packed));
 
-struct fe {                  /* the front-end */
+struct fe { /* the front-end */
 	int sock, memfd;
 	uint8_t *mem;
 	int kick[2], call[2];
-	struct vring vr[2];      /* 0: guest RX, 1: guest TX */
+	struct vring vr[2]; /* 0: guest RX, 1: guest TX */
 	uint16_t avail_idx[2];
 };
 
@@ -88,8 +95,7 @@ gpa_of(struct fe *f, const void *p)
 }
 
 static void
-fe_send(struct fe *f, uint32_t req, const void *payload, uint32_t size,
-	int fd)
+fe_send(struct fe *f, uint32_t req, const void *payload, uint32_t size, int fd)
 {
 	struct vhu_msg m = {.request = req, .flags = 1, .size = size};
 	char cbuf[CMSG_SPACE(sizeof(int))] = {0};
@@ -181,8 +187,8 @@ fe_connect(struct fe *f, const char *path, uint64_t features)
 	f->memfd = memfd_create("vsw-test-guest", 0);
 	assert_true(f->memfd >= 0);
 	assert_int_equal(ftruncate(f->memfd, G_SIZE), 0);
-	f->mem = mmap(NULL, G_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED,
-		f->memfd, 0);
+	f->mem = mmap(
+		NULL, G_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, f->memfd, 0);
 	assert_true(f->mem != MAP_FAILED);
 	for (i = 0; i < 2; i++) {
 		vring_init(&f->vr[i], Q_SIZE, f->mem + i * 0x8000, 4096);
@@ -192,8 +198,8 @@ fe_connect(struct fe *f, const char *path, uint64_t features)
 	f->sock = socket(AF_UNIX, SOCK_STREAM, 0);
 	setsockopt(f->sock, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
 	snprintf(sun.sun_path, sizeof(sun.sun_path), "%s", path);
-	assert_int_equal(connect(f->sock, (struct sockaddr *)&sun,
-		sizeof(sun)), 0);
+	assert_int_equal(
+		connect(f->sock, (struct sockaddr *)&sun, sizeof(sun)), 0);
 	fe_send(f, VHU_GET_FEATURES, NULL, 0, -1);
 	fe_reply(f, VHU_GET_FEATURES, &m);
 	assert_int_equal(m.u.u64 & features, features);
@@ -309,18 +315,43 @@ get_vring_base(struct fe *f, uint32_t q)
 	return m.u.state.num;
 }
 
+/* Device up: 5 TX frames, then RX with EVENT_IDX interrupt decisions. */
+static void
+first_lifetime(struct vsw_vport *p, struct fe *f)
+{
+	uint16_t i;
+
+	/* TX: 5 frames, in order, bytes intact; used ring published */
+	fe_send_frames(f, 5);
+	assert_int_equal(backend_dequeue(p, 0), 5);
+	assert_int_equal(f->vr[1].used->idx, 5);
+
+	/* RX with EVENT_IDX: the first publication always notifies ... */
+	for (i = 0; i < 8; i++)
+		fe_post(f, 0, i, BUF_LEN, true);
+	vring_used_event(&f->vr[0]) = 0;
+	assert_int_equal(backend_enqueue(p, 2), 2);
+	assert_int_equal(call_count(f, 0), 1);
+	/* ... then only when used crosses used_event (asked for idx 5) */
+	vring_used_event(&f->vr[0]) = 5;
+	assert_int_equal(backend_enqueue(p, 2), 2); /* used 2 -> 4 */
+	assert_int_equal(call_count(f, 0), 0);
+	assert_int_equal(backend_enqueue(p, 2), 2); /* used 4 -> 6 */
+	assert_int_equal(call_count(f, 0), 1);
+	assert_int_equal(f->vr[0].used->idx, 6);
+}
+
 void
 test_vport_guest_resume(void **state)
 {
 	const uint64_t feat = (1ULL << VIRTIO_F_VERSION_1) |
-		(1ULL << VIRTIO_NET_F_MRG_RXBUF) |
-		(1ULL << VIRTIO_RING_F_EVENT_IDX) |
-		(1ULL << VHOST_USER_F_PROTOCOL_FEATURES);
+			      (1ULL << VIRTIO_NET_F_MRG_RXBUF) |
+			      (1ULL << VIRTIO_RING_F_EVENT_IDX) |
+			      (1ULL << VHOST_USER_F_PROTOCOL_FEATURES);
 	uint64_t s[VSW_VIRTQ_STAT__MAX];
 	struct vsw_vport *p;
 	struct fe f;
 	char path[108];
-	uint16_t i;
 
 	(void)state;
 	p = vport_test_port("guest.sock", path, sizeof(path));
@@ -331,24 +362,7 @@ test_vport_guest_resume(void **state)
 	fe_vring_setup(&f, 1, 0);
 	wait_live(p, 2);
 
-	/* TX: 5 frames, in order, bytes intact; used ring published */
-	fe_send_frames(&f, 5);
-	assert_int_equal(backend_dequeue(p, 0), 5);
-	assert_int_equal(f.vr[1].used->idx, 5);
-
-	/* RX with EVENT_IDX: the first publication always notifies ... */
-	for (i = 0; i < 8; i++)
-		fe_post(&f, 0, i, BUF_LEN, true);
-	vring_used_event(&f.vr[0]) = 0;
-	assert_int_equal(backend_enqueue(p, 2), 2);
-	assert_int_equal(call_count(&f, 0), 1);
-	/* ... then only when used crosses used_event (asked for idx 5) */
-	vring_used_event(&f.vr[0]) = 5;
-	assert_int_equal(backend_enqueue(p, 2), 2);  /* used 2 -> 4 */
-	assert_int_equal(call_count(&f, 0), 0);
-	assert_int_equal(backend_enqueue(p, 2), 2);  /* used 4 -> 6 */
-	assert_int_equal(call_count(&f, 0), 1);
-	assert_int_equal(f.vr[0].used->idx, 6);
+	first_lifetime(p, &f);
 
 	/* the guest disables its RX vring: nothing may be put there */
 	fe_state(&f, VHU_SET_VRING_ENABLE, 0, 0);

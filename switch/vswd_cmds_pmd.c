@@ -254,6 +254,23 @@ vswd_cmd_copy_impl_show(void *ctx, int argc, char **argv,
 	impl_list(r, vsw_copy_impl_get(), vsw_copy_impl_count(), copy_name_of);
 }
 
+/* The reply of an *-impl-set command: rc from the module's setter. */
+static void
+impl_set_reply(struct vsw_ctl_reply *r, int rc, const char *what,
+	const char *asked, const char *active)
+{
+	if (rc < 0) {
+		vsw_ctl_reply_error(r, "%s %s implementation '%.32s'",
+			rc == -ENOTSUP ? "this CPU cannot run" : "no", what,
+			asked);
+		return;
+	}
+	if (r->json)
+		vsw_ctl_reply_printf(r, "{\"active\": \"%s\"}\n", active);
+	else
+		vsw_ctl_reply_printf(r, "%s implementation: %s\n", what, active);
+}
+
 void
 vswd_cmd_copy_impl_set(void *ctx, int argc, char **argv,
 	struct vsw_ctl_reply *r)
@@ -262,14 +279,7 @@ vswd_cmd_copy_impl_set(void *ctx, int argc, char **argv,
 
 	(void)ctx;
 	(void)argc;
-	if (rc < 0) {
-		vsw_ctl_reply_error(r, "%s copy implementation '%.32s'",
-			rc == -ENOTSUP ? "this CPU cannot run" : "no",
-			argv[1]);
-		return;
-	}
-	vsw_ctl_reply_printf(r, r->json ? "{\"active\": \"%s\"}\n" :
-		"copy implementation: %s\n", vsw_copy_impl_get());
+	impl_set_reply(r, rc, "copy", argv[1], vsw_copy_impl_get());
 }
 
 static const char *lookup_names[16];
@@ -301,14 +311,7 @@ vswd_cmd_lookup_impl_set(void *ctx, int argc, char **argv,
 
 	(void)ctx;
 	(void)argc;
-	if (rc < 0) {
-		vsw_ctl_reply_error(r, "%s lookup implementation '%.32s'",
-			rc == -ENOTSUP ? "this CPU cannot run" : "no",
-			argv[1]);
-		return;
-	}
-	vsw_ctl_reply_printf(r, r->json ? "{\"active\": \"%s\"}\n" :
-		"lookup implementation: %s\n", vsw_dpcls_impl_get());
+	impl_set_reply(r, rc, "lookup", argv[1], vsw_dpcls_impl_get());
 }
 
 /* emc-set on|off|INV_PROB: insertion probability 1/INV_PROB (0 = off). */

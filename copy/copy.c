@@ -41,6 +41,7 @@
 
 /* Registry, lowest priority first: "auto" takes the last available. */
 static const struct vsw_copy_isa *const isas[] = {
+	&vsw_copy_isa_libc,
 	&vsw_copy_isa_scalar,
 #if defined(__x86_64__)
 	&vsw_copy_isa_sse2,

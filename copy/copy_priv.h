@@ -21,6 +21,7 @@ struct vsw_copy_isa {
 	struct vsw_copy_ops raw; /* bodies only (the validator runs these) */
 };
 
+extern const struct vsw_copy_isa vsw_copy_isa_libc;
 extern const struct vsw_copy_isa vsw_copy_isa_scalar;
 #if defined(__x86_64__)
 extern const struct vsw_copy_isa vsw_copy_isa_sse2;

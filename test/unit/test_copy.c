@@ -226,7 +226,9 @@ test_routing(void **state)
 			check_route(b, n, 3, 17, VSW_COPY_PATH_GENERIC);
 		}
 		n = 65536;
-		if (strcmp(name, "scalar") != 0 && large_min <= n) {
+		/* scalar and libc have no rep movsb large path */
+		if (strcmp(name, "scalar") != 0 && strcmp(name, "libc") != 0 &&
+				large_min <= n) {
 			check_route(b, n, 0, 0, VSW_COPY_PATH_LARGE);
 			check_route(b, n, 3, 17, VSW_COPY_PATH_LARGE);
 		} else {

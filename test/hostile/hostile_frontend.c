@@ -91,12 +91,12 @@ drain(struct vu_front *src, struct vu_front *dst, struct sink *s)
 {
 	int quiet = 0, i;
 
-	for (i = 0; i < 3000 && vu_tx_inflight(src) != 0; i++) {
+	for (i = 0; i < 10000 && vu_tx_inflight(src) != 0; i++) {
 		vu_rx_poll(dst, sink_rx, s);
 		vu_rx_refill(dst);
 		hs_sleep_ms(1);
 	}
-	while (quiet < 100) {
+	while (quiet < 200) {
 		quiet = vu_rx_poll(dst, sink_rx, s) ? 0 : quiet + 1;
 		vu_rx_refill(dst);
 		hs_sleep_ms(1);

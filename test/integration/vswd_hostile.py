@@ -218,8 +218,9 @@ def main():
                 errs.append("a -> b traffic stopped")
             if sent != recv + drops or t["bad"] != prev_t["bad"]:
                 errs.append("a -> b: sent %d != received %d + drops %d "
-                            "(bad %d)" % (sent, recv, drops,
-                                          t["bad"] - prev_t["bad"]))
+                            "(bad %d, still in a's ring %d)" % (
+                                sent, recv, drops, t["bad"] - prev_t["bad"],
+                                t["inflight"]))
             prev_t, prev_a, prev_b = t, ca, cb
             if errs:
                 failed.append((name, errs))

@@ -128,6 +128,15 @@ class Traffic:
         return {words[i]: int(words[i + 1]) for i in range(0, len(words), 2)}
 
 
+def pmd_drops(d):
+    out = {}
+    for p in d.json("pmd-stats-show")["pmds"]:
+        for k, v in p.items():
+            if k.startswith("drop") or k.startswith("miss"):
+                out[k] = out.get(k, 0) + v
+    return out
+
+
 def deq_drops(c):
     return sum(v for k, v in c.items() if k.startswith("deq_drop_"))
 
@@ -160,6 +169,7 @@ def main():
         fdl0 = d.fd_list()
         prev_t = t0
         prev_a, prev_b = counters(d.port("a")), counters(d.port("b"))
+        prev_pmd = pmd_drops(d)
         for name, ctrs, what in scenarios:
             errs = []
             before = counters(d.port("h"))
@@ -216,12 +226,16 @@ def main():
                      cb["tx_drops"] - prev_b["tx_drops"])
             if recv == 0:
                 errs.append("a -> b traffic stopped")
+            pmd = pmd_drops(d)
             if sent != recv + drops or t["bad"] != prev_t["bad"]:
+                errs.append("pmd drops: %s" % {
+                    k: v - prev_pmd.get(k, 0) for k, v in pmd.items()
+                    if v != prev_pmd.get(k, 0)})
                 errs.append("a -> b: sent %d != received %d + drops %d "
                             "(bad %d, still in a's ring %d)" % (
                                 sent, recv, drops, t["bad"] - prev_t["bad"],
                                 t["inflight"]))
-            prev_t, prev_a, prev_b = t, ca, cb
+            prev_t, prev_a, prev_b, prev_pmd = t, ca, cb, pmd
             if errs:
                 failed.append((name, errs))
             print("%s %-26s %-40s a->b %d/%d%s" % (

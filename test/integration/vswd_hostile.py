@@ -14,7 +14,8 @@ For every scenario of `hostile_frontend list` (name, counters, what):
   - its fd count is back at the baseline once h is disconnected;
   - every named counter of port h moved (port-show h --json);
   - the a -> b traffic kept flowing during the scenario, and
-    sent = received + counted drops (a's dequeue drops, b's tx_drops).
+    sent = received + counted drops (a's deq_drop_*, b's enq_drop_* and
+    tx_drops).
 At the end vswd shuts down cleanly and logs "mbuf pool: 0 in use".
 
 usage: vswd_hostile.py BUILD_DIR [SCENARIO...]
@@ -141,6 +142,10 @@ def deq_drops(c):
     return sum(v for k, v in c.items() if k.startswith("deq_drop_"))
 
 
+def enq_drops(c):
+    return sum(v for k, v in c.items() if k.startswith("enq_drop_"))
+
+
 def main():
     build = sys.argv[1]
     only = sys.argv[2:]
@@ -222,7 +227,10 @@ def main():
             ca, cb = counters(d.port("a")), counters(d.port("b"))
             sent = t["sent"] - prev_t["sent"]
             recv = t["received"] - prev_t["received"]
+            # a vhost port's tx adapter takes every mbuf; what it could
+            # not deliver is in its virtq enq_drop_* counters
             drops = (deq_drops(ca) - deq_drops(prev_a) +
+                     enq_drops(cb) - enq_drops(prev_b) +
                      cb["tx_drops"] - prev_b["tx_drops"])
             if recv == 0:
                 errs.append("a -> b traffic stopped")
@@ -236,6 +244,9 @@ def main():
                                 sent, recv, drops, t["bad"] - prev_t["bad"],
                                 t["inflight"]))
             prev_t, prev_a, prev_b, prev_pmd = t, ca, cb, pmd
+            notes = [l[6:] for l in out.splitlines() if l.startswith("note:")]
+            if notes and not errs:
+                print("      note (%s): %s" % (name, "; ".join(notes)))
             if errs:
                 failed.append((name, errs))
             print("%s %-26s %-40s a->b %d/%d%s" % (

@@ -119,8 +119,8 @@ vring_addr_check(struct vsw_vport *port, int vid, const struct vhu_msg *m)
 	if (n == 0)
 		n = 1; /* size not known yet: check the start */
 	/* before SET_MEM_TABLE there is nothing to check against */
-	if (!port->mem_seen ||
-		rte_vhost_get_mem_table(vid, &mem) != 0 || mem == NULL)
+	if (!port->mem_seen || rte_vhost_get_mem_table(vid, &mem) != 0 ||
+		mem == NULL)
 		return NULL;
 	if (!qva_inside(mem, m->u.addr.desc, 16 * n) ||
 		!qva_inside(mem, m->u.addr.avail, 4 + 2 * n) ||
@@ -231,14 +231,14 @@ vport_mem_files_check(struct vsw_vport *port)
 		return NULL;
 	for (i = 0; i < mem->nregions && why == NULL; i++) {
 		const struct rte_vhost_mem_region *r = &mem->regions[i];
-		uint64_t off = r->host_user_addr -
-			(uint64_t)(uintptr_t)r->mmap_addr;
+		uint64_t off =
+			r->host_user_addr - (uint64_t)(uintptr_t)r->mmap_addr;
 		struct stat st;
 
 		if (fstat(r->fd, &st) != 0)
 			why = "memory table: region fd not stat-able";
 		else if (S_ISREG(st.st_mode) &&
-			(uint64_t)st.st_size < off + r->size)
+			 (uint64_t)st.st_size < off + r->size)
 			why = "memory table: region larger than its file";
 	}
 	free(mem);

@@ -56,11 +56,11 @@ struct vsw_vport {
 	uint64_t queue_errors;
 	uint64_t disconnects;
 	uint64_t msg_rejected;
-	bool reject;		    /* refuse the message in flight */
-	bool mem_seen;		    /* librte_vhost took a memory table:
-				     * rte_vhost_get_mem_table() crashes
-				     * (NULL dev->mem) before that in 22.11 */
-	uint64_t log_next_tsc;	    /* rate limit for guest-error lines */
+	bool reject;	       /* refuse the message in flight */
+	bool mem_seen;	       /* librte_vhost took a memory table:
+				* rte_vhost_get_mem_table() crashes
+				* (NULL dev->mem) before that in 22.11 */
+	uint64_t log_next_tsc; /* rate limit for guest-error lines */
 	uint32_t log_suppressed;
 	struct vsw_mem mem;	    /* what published queues translate with */
 	uint16_t nr_queues;	    /* 2 * queue pairs */
@@ -78,8 +78,8 @@ extern const struct rte_vhost_device_ops vport_dev_ops;
 const char *vport_msg_check(struct vsw_vport *port, void *msg);
 void vport_msg_poison(void *msg);
 const char *vport_mem_files_check(struct vsw_vport *port);
-void vport_log_guest(struct vsw_vport *port, const char *what,
-	const char *why, uint32_t request);
+void vport_log_guest(struct vsw_vport *port, const char *what, const char *why,
+	uint32_t request);
 
 /* Free per-queue storage (control thread, port gone from librte_vhost). */
 void vport_queues_free(struct vsw_vport *port);

@@ -23,8 +23,8 @@ desc(struct hs_ctx *c, uint32_t q, uint32_t i)
 }
 
 static void
-desc_set(struct hs_ctx *c, uint32_t q, uint32_t i, uint64_t addr,
-	uint32_t len, uint16_t flags, uint16_t next)
+desc_set(struct hs_ctx *c, uint32_t q, uint32_t i, uint64_t addr, uint32_t len,
+	uint16_t flags, uint16_t next)
 {
 	struct vring_desc *d = desc(c, q, i);
 
@@ -108,10 +108,10 @@ tx_breaks(struct hs_ctx *c)
 	return 0;
 }
 
-#define UP()                            \
-	do {                            \
-		if (dev_up(c) != 0)     \
-			return 1;       \
+#define UP()                        \
+	do {                        \
+		if (dev_up(c) != 0) \
+			return 1;   \
 	} while (0)
 
 static int
@@ -194,8 +194,8 @@ static int
 s_zero_len(struct hs_ctx *c)
 {
 	UP();
-	desc_set(c, TXQ, 100, scratch_gpa(c, 0), VU_HDR_LEN,
-		VRING_DESC_F_NEXT, 101);
+	desc_set(c, TXQ, 100, scratch_gpa(c, 0), VU_HDR_LEN, VRING_DESC_F_NEXT,
+		101);
 	desc_set(c, TXQ, 101, scratch_gpa(c, 64), 0, 0, 0);
 	return tx_bad(c, 100);
 }
@@ -229,8 +229,8 @@ s_ind_nested(struct hs_ctx *c)
 
 	UP();
 	t = itable(c);
-	t[0] = (struct vring_desc){scratch_gpa(c, 0x10000), 32,
-		VRING_DESC_F_INDIRECT, 0};
+	t[0] = (struct vring_desc){
+		scratch_gpa(c, 0x10000), 32, VRING_DESC_F_INDIRECT, 0};
 	t[1] = (struct vring_desc){scratch_gpa(c, 0), 64, 0, 0};
 	ind_head(c, 32, 0);
 	return tx_bad(c, 100);
@@ -368,8 +368,8 @@ s_hdr_split(struct hs_ctx *c)
 	for (i = 0; i < VU_HDR_LEN; i++)
 		desc_set(c, TXQ, 100 + i, scratch_gpa(c, i), 1,
 			VRING_DESC_F_NEXT, 101 + i);
-	desc_set(c, TXQ, 100 + VU_HDR_LEN, scratch_gpa(c, VU_HDR_LEN), 64, 0,
-		0);
+	desc_set(
+		c, TXQ, 100 + VU_HDR_LEN, scratch_gpa(c, VU_HDR_LEN), 64, 0, 0);
 	want = c->f.q[TXQ].avail_idx + 1;
 	vu_avail_push(&c->f, TXQ, 100);
 	if (!vu_wait_used(&c->f, TXQ, want, 3000)) {
@@ -552,4 +552,5 @@ const struct hs_scenario hs_desc_scenarios[] = {
 		"guest closes the socket with 256 TX frames in flight",
 		s_vanish},
 };
-const size_t hs_n_desc = sizeof(hs_desc_scenarios) / sizeof(hs_desc_scenarios[0]);
+const size_t hs_n_desc =
+	sizeof(hs_desc_scenarios) / sizeof(hs_desc_scenarios[0]);

@@ -50,8 +50,8 @@ hs_sleep_ms(int ms)
 void
 hs_frame(unsigned char *buf, unsigned len, unsigned long long seq)
 {
-	static const unsigned char hdr[14] = {2, 0, 0, 0, 0, 2, 2, 0, 0, 0,
-		0, 1, 0x88, 0xb5};
+	static const unsigned char hdr[14] = {
+		2, 0, 0, 0, 0, 2, 2, 0, 0, 0, 0, 1, 0x88, 0xb5};
 	unsigned int magic = FRAME_MAGIC;
 
 	memset(buf, 0, len);
@@ -114,7 +114,8 @@ traffic(const char *src_path, const char *dst_path)
 	int rc;
 
 	if ((rc = vu_start(&dst, dst_path, VU_FEATURES_DEFAULT, 256)) != 0 ||
-		(rc = vu_start(&src, src_path, VU_FEATURES_DEFAULT, 256)) != 0) {
+		(rc = vu_start(&src, src_path, VU_FEATURES_DEFAULT, 256)) !=
+			0) {
 		fprintf(stderr, "traffic: set-up failed: %s\n", strerror(-rc));
 		return 1;
 	}
@@ -179,8 +180,7 @@ list(void)
 			hs_desc_scenarios[i].what);
 	for (i = 0; i < hs_n_msg; i++)
 		printf("%s\t%s\t%s\n", hs_msg_scenarios[i].name,
-			hs_msg_scenarios[i].counters,
-			hs_msg_scenarios[i].what);
+			hs_msg_scenarios[i].counters, hs_msg_scenarios[i].what);
 }
 
 int
@@ -198,8 +198,10 @@ main(int argc, char **argv)
 	if (argc == 4 && strcmp(argv[1], "traffic") == 0)
 		return traffic(argv[2], argv[3]);
 	if (argc != 4 || strcmp(argv[1], "run") != 0) {
-		fprintf(stderr, "usage: %s list | run NAME SOCKET | "
-			"traffic SRC_SOCKET DST_SOCKET\n", argv[0]);
+		fprintf(stderr,
+			"usage: %s list | run NAME SOCKET | "
+			"traffic SRC_SOCKET DST_SOCKET\n",
+			argv[0]);
 		return 2;
 	}
 	s = find(argv[2]);
@@ -213,6 +215,7 @@ main(int argc, char **argv)
 	c.path = argv[3];
 	rc = s->run(&c);
 	vu_close(&c.f);
-	printf("%s: %s\n", s->name, rc == 0 ? "done" : "FRONT-END CHECK FAILED");
+	printf("%s: %s\n", s->name,
+		rc == 0 ? "done" : "FRONT-END CHECK FAILED");
 	return rc == 0 ? 0 : 1;
 }

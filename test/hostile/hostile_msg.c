@@ -61,7 +61,8 @@ static int
 s_truncated_payload(struct hs_ctx *c)
 {
 	struct vu_msg m = {.request = VU_SET_VRING_ADDR,
-		.flags = VU_FLAG_VERSION, .size = 40};
+		.flags = VU_FLAG_VERSION,
+		.size = 40};
 
 	if (negotiated(c) != 0)
 		return 1;
@@ -74,7 +75,8 @@ static int
 s_oversize(struct hs_ctx *c)
 {
 	struct vu_msg m = {.request = VU_SET_MEM_TABLE,
-		.flags = VU_FLAG_VERSION, .size = 0x10000};
+		.flags = VU_FLAG_VERSION,
+		.size = 0x10000};
 
 	if (opened(c) != 0)
 		return 1;
@@ -154,16 +156,16 @@ s_too_many_fds(struct hs_ctx *c)
 		fds[i] = c->f.memfd;
 	memset(&m, 0, sizeof(m));
 	m.u.mem.nregions = 1;
-	m.u.mem.r[0] = (struct vu_region){VU_GPA_BASE, VU_MEM_SIZE,
-		(uint64_t)(uintptr_t)c->f.mem, 0};
+	m.u.mem.r[0] = (struct vu_region){
+		VU_GPA_BASE, VU_MEM_SIZE, (uint64_t)(uintptr_t)c->f.mem, 0};
 	vu_send(&c->f, VU_SET_MEM_TABLE, &m.u.mem, 8 + 32, fds, 12);
 	return closed(c);
 }
 
 /* Memory table with n regions (r given), nfds copies of the memfd. */
 static int
-mem_table(struct hs_ctx *c, uint32_t n, const struct vu_region *r,
-	uint32_t nr, int nfds)
+mem_table(struct hs_ctx *c, uint32_t n, const struct vu_region *r, uint32_t nr,
+	int nfds)
 {
 	struct vu_msg m;
 	int fds[8], i;
@@ -220,8 +222,8 @@ s_region_huge(struct hs_ctx *c)
 static int
 s_region_offset_overflow(struct hs_ctx *c)
 {
-	struct vu_region r = {VU_GPA_BASE, VU_MEM_SIZE, 0x100000000ull,
-		UINT64_MAX - 0xfff};
+	struct vu_region r = {
+		VU_GPA_BASE, VU_MEM_SIZE, 0x100000000ull, UINT64_MAX - 0xfff};
 
 	return mem_table(c, 1, &r, 1, 1);
 }
@@ -229,8 +231,8 @@ s_region_offset_overflow(struct hs_ctx *c)
 static int
 s_region_gpa_wrap(struct hs_ctx *c)
 {
-	struct vu_region r = {UINT64_MAX - 0xfff, VU_MEM_SIZE, 0x100000000ull,
-		0};
+	struct vu_region r = {
+		UINT64_MAX - 0xfff, VU_MEM_SIZE, 0x100000000ull, 0};
 
 	return mem_table(c, 1, &r, 1, 1);
 }
@@ -269,15 +271,16 @@ vring_oob(struct hs_ctx *c, uint32_t req, uint32_t idx)
 		vu_send(&c->f, req, &m.u.addr, sizeof(m.u.addr), NULL, 0);
 		break;
 	default:
-		vu_send_state(&c->f, req, idx, req == VU_SET_VRING_NUM ? 256 : 0);
+		vu_send_state(
+			&c->f, req, idx, req == VU_SET_VRING_NUM ? 256 : 0);
 	}
 	return closed(c);
 }
 
-#define VRING_OOB(fn, req, idx)                        \
-	static int fn(struct hs_ctx *c)                \
-	{                                              \
-		return vring_oob(c, req, idx);         \
+#define VRING_OOB(fn, req, idx)                \
+	static int fn(struct hs_ctx *c)        \
+	{                                      \
+		return vring_oob(c, req, idx); \
 	}
 VRING_OOB(s_idx_num, VU_SET_VRING_NUM, 2)
 VRING_OOB(s_idx_addr, VU_SET_VRING_ADDR, 3)
@@ -337,8 +340,7 @@ ring_addr(struct hs_ctx *c, int which, uint64_t addr)
 		m.u.addr.avail = addr;
 	else
 		m.u.addr.used = addr;
-	vu_send(&c->f, VU_SET_VRING_ADDR, &m.u.addr, sizeof(m.u.addr), NULL,
-		0);
+	vu_send(&c->f, VU_SET_VRING_ADDR, &m.u.addr, sizeof(m.u.addr), NULL, 0);
 	vu_send_u64(&c->f, VU_SET_VRING_KICK, 1, c->f.kick[1]);
 	vu_send_state(&c->f, VU_SET_VRING_ENABLE, 1, 1);
 	return closed(c);
@@ -355,7 +357,6 @@ s_avail_outside(struct hs_ctx *c)
 {
 	return ring_addr(c, 1, 0x1000);
 }
-
 
 /* Legal order variation: size, base, kick and call before the memory
  * table, ring addresses after it (as QEMU may send call fds early). */
@@ -405,7 +406,8 @@ static int
 s_stalled_payload(struct hs_ctx *c)
 {
 	struct vu_msg m = {.request = VU_SET_VRING_NUM,
-		.flags = VU_FLAG_VERSION, .size = 8};
+		.flags = VU_FLAG_VERSION,
+		.size = 8};
 	struct vu_front probe;
 	int waited = 0;
 
@@ -421,7 +423,8 @@ s_stalled_payload(struct hs_ctx *c)
 		waited += 100;
 	if (waited >= 1500)
 		hs_note("vhost-user event thread blocked >= %d ms by a "
-			"partial message (librte_vhost)", waited);
+			"partial message (librte_vhost)",
+			waited);
 	vu_close(&c->f); /* the read returns 0: the thread goes on */
 	/* the first connection is gone: the probe must now be served */
 	if (waited >= 1500) {
@@ -452,8 +455,8 @@ s_features_running(struct hs_ctx *c)
 		hs_note("device never came up");
 		return 1;
 	}
-	vu_send_u64(&c->f, VU_SET_FEATURES,
-		VU_FEATURES_DEFAULT & ~(1ull << 29), -1);
+	vu_send_u64(&c->f, VU_SET_FEATURES, VU_FEATURES_DEFAULT & ~(1ull << 29),
+		-1);
 	return closed(c);
 }
 
@@ -488,8 +491,8 @@ const struct hs_scenario hs_msg_scenarios[] = {
 	{"msg-truncated-payload", "disconnects",
 		"SET_VRING_ADDR header says 40 bytes, 20 follow, EOF",
 		s_truncated_payload},
-	{"msg-oversize", "disconnects",
-		"header size 65536 (> any payload)", s_oversize},
+	{"msg-oversize", "disconnects", "header size 65536 (> any payload)",
+		s_oversize},
 	{"msg-unknown-request", "disconnects", "request code 99",
 		s_unknown_request},
 	{"msg-size-vring-num", "msg_rejected,disconnects",
@@ -498,8 +501,8 @@ const struct hs_scenario hs_msg_scenarios[] = {
 		"SET_FEATURES with a 2-byte payload", s_size_features},
 	{"msg-size-vring-addr", "msg_rejected,disconnects",
 		"SET_VRING_ADDR with a 16-byte payload", s_size_vring_addr},
-	{"msg-fds-on-fdless", "disconnects",
-		"SET_VRING_NUM carrying 3 fds", s_fds_on_fdless},
+	{"msg-fds-on-fdless", "disconnects", "SET_VRING_NUM carrying 3 fds",
+		s_fds_on_fdless},
 	{"msg-too-many-fds", "disconnects",
 		"SET_MEM_TABLE carrying 12 fds (max 8)", s_too_many_fds},
 	{"mem-regions-0", "msg_rejected,disconnects",
@@ -534,12 +537,11 @@ const struct hs_scenario hs_msg_scenarios[] = {
 		"SET_VRING_ERR for vring 2 of 2", s_idx_err},
 	{"vring-idx-enable", "msg_rejected,disconnects",
 		"SET_VRING_ENABLE for vring 3 of 2", s_idx_enable},
-	{"vring-idx-huge", "disconnects",
-		"SET_VRING_NUM for vring 65535", s_idx_huge},
-	{"ring-size-not-pow2", "msg_rejected,disconnects",
-		"SET_VRING_NUM 100", s_num_pow2},
-	{"ring-size-0", "msg_rejected,disconnects", "SET_VRING_NUM 0",
-		s_num_0},
+	{"vring-idx-huge", "disconnects", "SET_VRING_NUM for vring 65535",
+		s_idx_huge},
+	{"ring-size-not-pow2", "msg_rejected,disconnects", "SET_VRING_NUM 100",
+		s_num_pow2},
+	{"ring-size-0", "msg_rejected,disconnects", "SET_VRING_NUM 0", s_num_0},
 	{"ring-size-65536", "msg_rejected,disconnects",
 		"SET_VRING_NUM 65536 (> 32768)", s_num_huge},
 	{"ring-used-outside", "msg_rejected,disconnects",
@@ -555,8 +557,7 @@ const struct hs_scenario hs_msg_scenarios[] = {
 		"header promises 8 bytes, none follow (connection kept)",
 		s_stalled_payload},
 	{"order-features-running", "disconnects",
-		"SET_FEATURES changes bits while running",
-		s_features_running},
+		"SET_FEATURES changes bits while running", s_features_running},
 	{"connect-flood", "disconnects",
 		"200 connects, closed at 4 different set-up stages", s_flood},
 };

@@ -65,8 +65,7 @@ vu_open(struct vu_front *f, const char *path)
 	for (i = 0; i < 200; i++) {
 		if (connect(f->sock, (struct sockaddr *)&sun, sizeof(sun)) == 0)
 			return 0;
-		if (errno != ENOENT && errno != ECONNREFUSED &&
-			errno != EAGAIN)
+		if (errno != ENOENT && errno != ECONNREFUSED && errno != EAGAIN)
 			break;
 		sleep_ms(10);
 	}
@@ -131,8 +130,8 @@ int
 vu_send(struct vu_front *f, uint32_t req, const void *payload, uint32_t size,
 	const int *fds, int nfds)
 {
-	struct vu_msg m = {.request = req, .flags = VU_FLAG_VERSION,
-		.size = size};
+	struct vu_msg m = {
+		.request = req, .flags = VU_FLAG_VERSION, .size = size};
 
 	if (size > sizeof(m.u))
 		return -EINVAL;
@@ -249,8 +248,8 @@ vu_vring_setup(struct vu_front *f, uint32_t q, uint32_t size)
 	m.u.addr.used = (uint64_t)(uintptr_t)r->vr.used;
 	if ((rc = vu_send_state(f, VU_SET_VRING_NUM, q, size)) ||
 		(rc = vu_send_state(f, VU_SET_VRING_BASE, q, 0)) ||
-		(rc = vu_send(f, VU_SET_VRING_ADDR, &m.u.addr,
-			 sizeof(m.u.addr), NULL, 0)) ||
+		(rc = vu_send(f, VU_SET_VRING_ADDR, &m.u.addr, sizeof(m.u.addr),
+			 NULL, 0)) ||
 		(rc = vu_send_u64(f, VU_SET_VRING_KICK, q, f->kick[q])) ||
 		(rc = vu_send_u64(f, VU_SET_VRING_CALL, q, f->call[q])) ||
 		(rc = vu_send_state(f, VU_SET_VRING_ENABLE, q, 1)))
@@ -259,8 +258,8 @@ vu_vring_setup(struct vu_front *f, uint32_t q, uint32_t size)
 }
 
 int
-vu_start(struct vu_front *f, const char *path, uint64_t features,
-	uint32_t qsize)
+vu_start(
+	struct vu_front *f, const char *path, uint64_t features, uint32_t qsize)
 {
 	int rc = vu_open(f, path);
 
@@ -310,8 +309,8 @@ vu_used_idx(const struct vu_front *f, uint32_t q)
 }
 
 bool
-vu_wait_used(const struct vu_front *f, uint32_t q, uint16_t want,
-	int timeout_ms)
+vu_wait_used(
+	const struct vu_front *f, uint32_t q, uint16_t want, int timeout_ms)
 {
 	int i;
 

@@ -20,14 +20,14 @@
 
 #include <linux/virtio_ring.h>
 
-#define VU_MEM_SIZE (8u << 20)	 /* guest memory */
-#define VU_GPA_BASE 0x100000ull	 /* its guest-physical base */
-#define VU_RING_AREA 0x10000u	 /* bytes per vring's ring area */
-#define VU_BUF_AREA 0x40000u	 /* packet buffers start here */
-#define VU_BUF_LEN 2048u	 /* one buffer per descriptor slot */
+#define VU_MEM_SIZE (8u << 20)	/* guest memory */
+#define VU_GPA_BASE 0x100000ull /* its guest-physical base */
+#define VU_RING_AREA 0x10000u	/* bytes per vring's ring area */
+#define VU_BUF_AREA 0x40000u	/* packet buffers start here */
+#define VU_BUF_LEN 2048u	/* one buffer per descriptor slot */
 #define VU_QSIZE_DEFAULT 256u
-#define VU_SCRATCH 0x400000u	 /* free for hostile tables and frames */
-#define VU_HDR_LEN 12u		 /* virtio-net header with MRG/VERSION_1 */
+#define VU_SCRATCH 0x400000u /* free for hostile tables and frames */
+#define VU_HDR_LEN 12u	     /* virtio-net header with MRG/VERSION_1 */
 #define VU_MAX_FDS 16
 
 /* vhost-user requests (front-end to back-end), from the spec. */
@@ -61,10 +61,11 @@ enum vu_req {
 #define VU_VRING_NOFD (1ull << 8)
 
 /* Default features: what vsw offers minus MQ. */
-#define VU_FEATURES_DEFAULT                                             \
-	((1ull << 32) /* VERSION_1 */ | (1ull << 15) /* MRG_RXBUF */ |   \
-		(1ull << 28) /* INDIRECT_DESC */ |                      \
-		(1ull << 29) /* EVENT_IDX */ | (1ull << VU_F_PROTOCOL_FEATURES))
+#define VU_FEATURES_DEFAULT                                            \
+	((1ull << 32) /* VERSION_1 */ | (1ull << 15) /* MRG_RXBUF */ | \
+		(1ull << 28) /* INDIRECT_DESC */ |                     \
+		(1ull << 29) /* EVENT_IDX */ |                         \
+		(1ull << VU_F_PROTOCOL_FEATURES))
 
 struct vu_region {
 	uint64_t gpa, size, uaddr, offset;
@@ -119,11 +120,10 @@ void vu_close(struct vu_front *f);
 int vu_send(struct vu_front *f, uint32_t req, const void *payload,
 	uint32_t size, const int *fds, int nfds);
 /* Arbitrary bytes (truncated or oversized messages). */
-int vu_send_raw(struct vu_front *f, const void *buf, size_t len,
-	const int *fds, int nfds);
+int vu_send_raw(struct vu_front *f, const void *buf, size_t len, const int *fds,
+	int nfds);
 int vu_send_u64(struct vu_front *f, uint32_t req, uint64_t v, int fd);
-int vu_send_state(struct vu_front *f, uint32_t req, uint32_t idx,
-	uint32_t num);
+int vu_send_state(struct vu_front *f, uint32_t req, uint32_t idx, uint32_t num);
 /* Reads one reply (timeout in ms). 0, -ETIMEDOUT or -EPIPE (closed). */
 int vu_recv(struct vu_front *f, struct vu_msg *m, int timeout_ms);
 /* True when the back-end closed the connection within timeout_ms. */
@@ -147,8 +147,8 @@ uint8_t *vu_buf(struct vu_front *f, uint32_t q, uint32_t slot);
 void vu_avail_push(struct vu_front *f, uint32_t q, uint16_t head);
 uint16_t vu_used_idx(const struct vu_front *f, uint32_t q);
 /* Waits up to timeout_ms until q's used idx reaches want. */
-bool vu_wait_used(const struct vu_front *f, uint32_t q, uint16_t want,
-	int timeout_ms);
+bool vu_wait_used(
+	const struct vu_front *f, uint32_t q, uint16_t want, int timeout_ms);
 
 /* Well-behaved data path. TX: one frame per descriptor, header in front;
  * -EAGAIN when the ring is full. RX: keep every slot posted; poll hands

@@ -246,7 +246,7 @@ vport_mem_files_check(struct vsw_vport *port)
 }
 
 void
-vport_log_guest(struct vsw_vport *port, const char *fmt, const char *why,
+vport_log_guest(struct vsw_vport *port, const char *what, const char *why,
 	uint32_t request)
 {
 	uint64_t now = rte_get_tsc_cycles();
@@ -257,6 +257,6 @@ vport_log_guest(struct vsw_vport *port, const char *fmt, const char *why,
 	}
 	port->log_next_tsc = now + rte_get_tsc_hz();
 	VPORT_LOG(WARNING, port, "%s %u refused: %s (%u similar suppressed)",
-		fmt, request, why, port->log_suppressed);
+		what, request, why, port->log_suppressed);
 	port->log_suppressed = 0;
 }

@@ -176,7 +176,8 @@ mem_table(struct hs_ctx *c, uint32_t n, const struct vu_region *r, uint32_t nr,
 		fds[i] = c->f.memfd;
 	memset(&m, 0, sizeof(m));
 	m.u.mem.nregions = n;
-	memcpy(m.u.mem.r, r, nr * sizeof(*r));
+	if (nr != 0)
+		memcpy(m.u.mem.r, r, nr * sizeof(*r));
 	vu_send(&c->f, VU_SET_MEM_TABLE, &m.u.mem, 8 + 8 * 32, fds, nfds);
 	return closed(c);
 }

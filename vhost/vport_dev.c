@@ -12,9 +12,12 @@
  * (synchronize_rcu) before anything a poller could still touch changes:
  * vring pointers, guest memory mappings, the call eventfd.
  *
- * Trust: librte_vhost validated the messages; we re-check the memory table
- * (regions non-empty, no wrap, no overlap) and that each ring pointer lies
- * in it; vsw_virtq_init checks the rest. We never call a librte_vhost
+ * Trust: librte_vhost's own message validation is not enough (see
+ * vport_msg.c): every message is checked there first and a refused one
+ * closes the connection (counted in msg_rejected). We re-check the memory
+ * table (regions non-empty, no wrap, no overlap) and that each ring
+ * pointer lies in it; vsw_virtq_init checks the rest. One connection per
+ * port: callbacks for any other vid are ignored. We never call a librte_vhost
  * function that takes a vring lock from a callback that the message
  * handler runs with all vring locks held (vring_state_changed, pre/post
  * message): rte_vhost_vring_call and rte_vhost_enable_guest_notification

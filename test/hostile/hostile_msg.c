@@ -550,7 +550,7 @@ const struct hs_scenario hs_msg_scenarios[] = {
 	{"ring-avail-outside", "msg_rejected,disconnects",
 		"avail ring address in no region", s_avail_outside},
 	{"order-kick-before-mem", "deq_packets",
-		"vrings set up before SET_MEM_TABLE (legal: works)",
+		"NUM/BASE/KICK/CALL before SET_MEM_TABLE (legal: works)",
 		s_kick_before_mem},
 	{"order-addr-before-mem", "disconnects",
 		"SET_VRING_ADDR before SET_MEM_TABLE", s_addr_before_mem},

@@ -220,6 +220,32 @@ s_region_huge(struct hs_ctx *c)
 	return mem_table(c, 1, &r, 1, 1);
 }
 
+/*
+ * A 64 MiB region over the 8 MiB memfd, a working device, then a TX
+ * frame placed 16 MiB in: past the file's end, where any access is SIGBUS.
+ * vsw must refuse the table before a descriptor can point there.
+ */
+static int
+s_region_past_file(struct hs_ctx *c)
+{
+	struct vu_msg m;
+	unsigned char frame[64];
+
+	if (opened(c) != 0 || vu_negotiate(&c->f, VU_FEATURES_DEFAULT) != 0)
+		return 1;
+	memset(&m, 0, sizeof(m));
+	m.u.mem.nregions = 1;
+	m.u.mem.r[0] = (struct vu_region){
+		VU_GPA_BASE, 64u << 20, (uint64_t)(uintptr_t)c->f.mem, 0};
+	vu_send(&c->f, VU_SET_MEM_TABLE, &m.u.mem, 8 + 32, &c->f.memfd, 1);
+	vu_vring_setup(&c->f, 0, 256);
+	vu_vring_setup(&c->f, 1, 256);
+	hs_frame(frame, sizeof(frame), 0);
+	vu_tx(&c->f, frame, sizeof(frame));
+	c->f.q[1].vr.desc[0].addr = VU_GPA_BASE + (16u << 20);
+	return closed(c);
+}
+
 static int
 s_region_offset_overflow(struct hs_ctx *c)
 {
@@ -515,6 +541,9 @@ const struct hs_scenario hs_msg_scenarios[] = {
 		s_regions_overlap},
 	{"mem-region-huge", "msg_rejected,disconnects",
 		"1 TiB region over an 8 MiB memfd", s_region_huge},
+	{"mem-region-past-file", "msg_rejected,disconnects",
+		"64 MiB region over an 8 MiB memfd, TX frame 16 MiB in",
+		s_region_past_file},
 	{"mem-offset-overflow", "msg_rejected,disconnects",
 		"mmap_offset + size wraps 2^64", s_region_offset_overflow},
 	{"mem-gpa-wrap", "msg_rejected,disconnects",

@@ -190,11 +190,18 @@ def main():
                 out = ""
             # h gone: wait for vswd to notice the disconnect
             for _ in range(100):
-                if not d.port("h")["link"].startswith("up") and \
-                        "guest connected" not in d.port("h")["link"]:
+                if d.p.poll() is not None:
+                    break
+                try:
+                    link = d.port("h")["link"]
+                except (OSError, EOFError, RuntimeError):
+                    break
+                if not link.startswith("up") and \
+                        "guest connected" not in link:
                     break
                 time.sleep(0.03)
             if d.p.poll() is not None:
+                d.p.wait()
                 errs.append("vswd DIED (rc %s)" % d.p.returncode)
                 failed.append((name, errs))
                 print("FAIL %-26s %s" % (name, "; ".join(errs)))
@@ -204,7 +211,15 @@ def main():
                 if st != 0:
                     errs.append("version: " + body)
             except (OSError, EOFError) as e:
+                try:
+                    d.p.wait(timeout=3)
+                    e = "died, rc %s" % d.p.returncode
+                except subprocess.TimeoutExpired:
+                    pass
                 errs.append("vswd does not answer: %s" % e)
+                failed.append((name, errs))
+                print("FAIL %-26s %s" % (name, "; ".join(errs)))
+                break
             fds = d.fds()
             for _ in range(50):
                 if fds == fds0:
@@ -253,20 +268,22 @@ def main():
                 "FAIL" if errs else "ok  ", name, " ".join(moved), recv,
                 sent, (" | " + "; ".join(errs)) if errs else ""))
             sys.stdout.flush()
-        final = traffic.mark(quit=True)
-        traffic.p.wait(timeout=10)
-        traffic = None
-        print("traffic a -> b overall: sent %d received %d bad %d" % (
-            final["sent"], final["received"], final["bad"]))
-        request(d.ctl, "shutdown")
-        rc = d.p.wait(timeout=30)
-        log = d.log_tail(100000)
-        if rc != 0:
-            failed.append(("shutdown", ["vswd exit code %d" % rc]))
-        if "mbuf pool: 0 in use" not in log:
-            failed.append(("shutdown", ["mbuf pool not back to 0 in use"]))
-        print("vswd log: %d lines, %d warnings" % (
-            log.count("\n"), log.count("WARNING") + log.count("warn")))
+        if d.p.poll() is None:
+            final = traffic.mark(quit=True)
+            traffic.p.wait(timeout=10)
+            traffic = None
+            print("traffic a -> b overall: sent %d received %d bad %d" % (
+                final["sent"], final["received"], final["bad"]))
+            request(d.ctl, "shutdown")
+            rc = d.p.wait(timeout=30)
+            log = d.log_tail(100000)
+            if rc != 0:
+                failed.append(("shutdown", ["vswd exit code %d" % rc]))
+            if "mbuf pool: 0 in use" not in log:
+                failed.append(("shutdown",
+                               ["mbuf pool not back to 0 in use"]))
+            print("vswd log: %d lines, %d warnings" % (
+                log.count("\n"), log.count("WARNING") + log.count("warn")))
     finally:
         if traffic is not None:
             traffic.p.kill()

@@ -150,6 +150,19 @@ vring_index(const struct vhu_msg *m)
 	}
 }
 
+/*
+ * Requests of the features vsw offers (no dirty log, no IOMMU, no
+ * back-end channel, no config space, no inflight tracking, no postcopy,
+ * no status): the others reach code paths vsw never asked for.
+ */
+static bool
+request_offered(uint32_t request)
+{
+	return (request >= 1 && request <= 5) ||
+	       (request >= VHU_SET_VRING_NUM &&
+		       request <= VHU_SET_VRING_ENABLE);
+}
+
 /* The payload size a request must carry; 0: not checked here. */
 static uint32_t
 payload_size(uint32_t request)
@@ -183,6 +196,8 @@ vport_msg_check(struct vsw_vport *port, void *msg)
 		return "payload size wrong for the request";
 	if (m->request == VHU_SET_LOG_BASE || m->request == VHU_SET_LOG_FD)
 		return "dirty logging was not offered";
+	if (!request_offered(m->request))
+		return "request of a feature vsw does not offer";
 	if (m->request == VHU_SET_MEM_TABLE)
 		return m->size < 8 ? "memory table: short payload"
 				   : mem_table_check(m);

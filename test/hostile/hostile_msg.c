@@ -468,6 +468,71 @@ s_stalled_payload(struct hs_ctx *c)
 	return 0;
 }
 
+/* A request of a protocol feature vsw does not offer, with fds. */
+static int
+not_offered(struct hs_ctx *c, uint32_t req, uint32_t size, int nfds)
+{
+	/* inflight: mmap_size 1 TiB, offset 0, num_queues 1, size 256 */
+	uint64_t p[8] = {1ull << 40, 0, 1 | (256ull << 16), 0, 0, 0, 0, 0};
+	int fds[2];
+
+	if (negotiated(c) != 0)
+		return 1;
+	fds[0] = fds[1] = c->f.memfd;
+	vu_send(&c->f, req, p, size, fds, nfds);
+	return closed(c);
+}
+
+/* num_queues 1: reaches vsw's check, which refuses the request. */
+static int
+s_inflight_fd(struct hs_ctx *c)
+{
+	return not_offered(c, 32 /* SET_INFLIGHT_FD */, 24, 1);
+}
+
+/*
+ * num_queues 0: librte_vhost 22.11 computes vring index num_queues - 1,
+ * refuses it in its queue allocation before any hook runs, and never
+ * closes the fds the message carried (one leaked fd per message: fd
+ * exhaustion, and vsw cannot intervene).
+ */
+static int
+s_inflight_idx(struct hs_ctx *c)
+{
+	uint64_t p[3] = {1 << 20, 0, 0}; /* size, offset, num_queues 0 */
+	int fd;
+
+	if (negotiated(c) != 0)
+		return 1;
+	fd = c->f.memfd;
+	vu_send(&c->f, 32 /* SET_INFLIGHT_FD */, p, sizeof(p), &fd, 1);
+	return closed(c);
+}
+
+static int
+s_backend_req_fd(struct hs_ctx *c)
+{
+	return not_offered(c, 21 /* SET_BACKEND_REQ_FD */, 8, 1);
+}
+
+static int
+s_iotlb(struct hs_ctx *c)
+{
+	return not_offered(c, 22 /* IOTLB_MSG */, 32, 0);
+}
+
+static int
+s_set_config(struct hs_ctx *c)
+{
+	return not_offered(c, 25 /* SET_CONFIG */, 24, 0);
+}
+
+static int
+s_postcopy(struct hs_ctx *c)
+{
+	return not_offered(c, 28 /* POSTCOPY_ADVISE */, 0, 0);
+}
+
 /* Running device, then SET_FEATURES with EVENT_IDX dropped. */
 static int
 s_features_running(struct hs_ctx *c)
@@ -586,6 +651,21 @@ const struct hs_scenario hs_msg_scenarios[] = {
 	{"msg-stalled-payload", "disconnects",
 		"header promises 8 bytes, none follow (connection kept)",
 		s_stalled_payload},
+	{"msg-inflight-fd", "msg_rejected,disconnects",
+		"SET_INFLIGHT_FD (not offered), 1 TiB mmap_size, an fd",
+		s_inflight_fd},
+	{"msg-inflight-idx", "disconnects,!fdleak=1",
+		"SET_INFLIGHT_FD num_queues 0 + an fd (librte_vhost leaks it)",
+		s_inflight_idx},
+	{"msg-backend-req-fd", "msg_rejected,disconnects",
+		"SET_BACKEND_REQ_FD (not offered) with an fd",
+		s_backend_req_fd},
+	{"msg-iotlb", "msg_rejected,disconnects",
+		"IOTLB_MSG without IOMMU_PLATFORM", s_iotlb},
+	{"msg-set-config", "msg_rejected,disconnects",
+		"SET_CONFIG (not offered)", s_set_config},
+	{"msg-postcopy-advise", "msg_rejected,disconnects",
+		"POSTCOPY_ADVISE (not offered)", s_postcopy},
 	{"order-features-running", "disconnects",
 		"SET_FEATURES changes bits while running", s_features_running},
 	{"connect-flood", "disconnects",

@@ -220,6 +220,14 @@ def main():
                 failed.append((name, errs))
                 print("FAIL %-26s %s" % (name, "; ".join(errs)))
                 break
+            # "!fdleak=N": a documented librte_vhost fd leak vsw cannot
+            # prevent; the driver checks it is exactly N fds
+            leak = 0
+            for c in ctrs.split(","):
+                if c.startswith("!fdleak="):
+                    leak = int(c[8:])
+            ctrs = ",".join(c for c in ctrs.split(",") if c[0] != "!")
+            fds0 += leak
             fds = d.fds()
             for _ in range(50):
                 if fds == fds0:
@@ -231,6 +239,9 @@ def main():
                 errs.append("fd count %d -> %d (%s)" % (fds0, fds,
                                                          ", ".join(extra)))
                 fds0, fdl0 = fds, d.fd_list()  # don't blame the next one
+            if leak:
+                print("      note (%s): librte_vhost leaked %d fd(s), as "
+                      "documented" % (name, fds - fds0 + leak))
             after = counters(d.port("h"))
             moved = []
             for c in ctrs.split(","):

@@ -533,6 +533,41 @@ s_postcopy(struct hs_ctx *c)
 	return not_offered(c, 28 /* POSTCOPY_ADVISE */, 0, 0);
 }
 
+/*
+ * With REPLY_ACK negotiated and NEED_REPLY set, a refused message is
+ * answered with a nack (payload != 0) and the connection stays: the
+ * front-end is told, the vring stays unusable.
+ */
+static int
+s_need_reply(struct hs_ctx *c)
+{
+	struct vu_msg m = {.request = VU_SET_VRING_NUM,
+		.flags = VU_FLAG_VERSION | VU_FLAG_NEED_REPLY,
+		.size = 8};
+	struct vu_msg r;
+
+	if (opened(c) != 0 || vu_negotiate(&c->f, VU_FEATURES_DEFAULT) != 0)
+		return 1;
+	vu_send_u64(&c->f, VU_SET_PROTOCOL_FEATURES,
+		(1ull << VU_PROTOCOL_F_MQ) | (1ull << VU_PROTOCOL_F_REPLY_ACK),
+		-1);
+	if (vu_mem_table(&c->f) != 0)
+		return 1;
+	m.u.state.index = 1;
+	m.u.state.num = 100;
+	vu_send_raw(&c->f, &m, VU_HDR_SIZE + 8, NULL, 0);
+	if (vu_recv(&c->f, &r, 3000) != 0) {
+		hs_note("no reply-ack");
+		return 1;
+	}
+	if (r.request != VU_SET_VRING_NUM || r.u.u64 == 0) {
+		hs_note("reply-ack %u says %llu, want a nack", r.request,
+			(unsigned long long)r.u.u64);
+		return 1;
+	}
+	return 0;
+}
+
 /* Running device, then SET_FEATURES with EVENT_IDX dropped. */
 static int
 s_features_running(struct hs_ctx *c)
@@ -666,6 +701,9 @@ const struct hs_scenario hs_msg_scenarios[] = {
 		"SET_CONFIG (not offered)", s_set_config},
 	{"msg-postcopy-advise", "msg_rejected,disconnects",
 		"POSTCOPY_ADVISE (not offered)", s_postcopy},
+	{"msg-need-reply-nack", "msg_rejected",
+		"SET_VRING_NUM 100 with NEED_REPLY: nack, connection kept",
+		s_need_reply},
 	{"order-features-running", "disconnects",
 		"SET_FEATURES changes bits while running", s_features_running},
 	{"connect-flood", "disconnects",

@@ -367,6 +367,8 @@ vsw_vport_info_get(struct vsw_vport *port, struct vsw_vport_info *info)
 	info->features = port->features;
 	info->connects = port->connects;
 	info->queue_errors = port->queue_errors;
+	info->disconnects = port->disconnects;
+	info->msg_rejected = port->msg_rejected;
 	for (i = 0; i < port->nr_queues; i++)
 		info->queues_live += port->queues[i].live != NULL;
 	pthread_mutex_unlock(&port->lock);

@@ -12,9 +12,12 @@
  * (synchronize_rcu) before anything a poller could still touch changes:
  * vring pointers, guest memory mappings, the call eventfd.
  *
- * Trust: librte_vhost validated the messages; we re-check the memory table
- * (regions non-empty, no wrap, no overlap) and that each ring pointer lies
- * in it; vsw_virtq_init checks the rest. We never call a librte_vhost
+ * Trust: librte_vhost's own message validation is not enough (see
+ * vport_msg.c): every message is checked there first and a refused one
+ * closes the connection (counted in msg_rejected). We re-check the memory
+ * table (regions non-empty, no wrap, no overlap) and that each ring
+ * pointer lies in it; vsw_virtq_init checks the rest. One connection per
+ * port: callbacks for any other vid are ignored. We never call a librte_vhost
  * function that takes a vring lock from a callback that the message
  * handler runs with all vring locks held (vring_state_changed, pre/post
  * message): rte_vhost_vring_call and rte_vhost_enable_guest_notification
@@ -249,7 +252,7 @@ queues_publish_all(struct vsw_vport *port)
 
 /* Callbacks find their port by socket path; NULL means not ours. */
 static struct vsw_vport *
-dev_lock(int vid)
+dev_lock_any(int vid)
 {
 	struct vsw_vport *port = vport_lookup_vid(vid);
 
@@ -258,14 +261,40 @@ dev_lock(int vid)
 	return port;
 }
 
+/*
+ * The port, locked, if vid is its connection. A port serves one
+ * connection at a time (new_connection refuses others); anything about
+ * another vid (one being refused) is not ours to act on.
+ */
+static struct vsw_vport *
+dev_lock(int vid)
+{
+	struct vsw_vport *port = dev_lock_any(vid);
+
+	if (port != NULL && port->vid != vid) {
+		pthread_mutex_unlock(&port->lock);
+		return NULL;
+	}
+	return port;
+}
+
 static enum rte_vhost_msg_result
 dev_pre_msg(int vid, void *msg)
 {
 	struct vhu_msg_u64 *m = msg;
 	struct vsw_vport *port = dev_lock(vid);
+	const char *why;
 
 	if (port == NULL)
 		return RTE_VHOST_MSG_RESULT_NOT_HANDLED;
+	why = vport_msg_check(port, msg);
+	if (why != NULL) {
+		/* refused after librte_vhost saw it: it owns the fds */
+		port->msg_rejected++;
+		port->reject = true;
+		vport_log_guest(port, "message", why, m->request);
+		vport_msg_poison(msg);
+	}
 	switch (m->request) {
 	case VHU_GET_QUEUE_NUM:
 		/* librte_vhost 22.11 would answer its own maximum (128). */
@@ -303,18 +332,33 @@ dev_pre_msg(int vid, void *msg)
 static enum rte_vhost_msg_result
 dev_post_msg(int vid, void *msg)
 {
+	const struct vhu_msg_u64 *m = msg;
 	struct vsw_vport *port = dev_lock(vid);
+	const char *why;
+	bool reject;
 
-	(void)msg;
 	if (port == NULL)
 		return RTE_VHOST_MSG_RESULT_NOT_HANDLED;
+	if (!port->reject && m->request == VHU_SET_MEM_TABLE) {
+		port->mem_seen = true;
+		why = vport_mem_files_check(port);
+		if (why != NULL) {
+			port->msg_rejected++;
+			port->reject = true;
+			vport_log_guest(port, "message", why, m->request);
+		}
+	}
+	reject = port->reject;
+	port->reject = false;
 	if (port->parked) {
 		port->parked = false;
-		if (port->running)
+		if (port->running && !reject)
 			queues_publish_all(port);
 	}
 	pthread_mutex_unlock(&port->lock);
-	return RTE_VHOST_MSG_RESULT_NOT_HANDLED;
+	/* ERR: librte_vhost closes the connection (and the device) */
+	return reject ? RTE_VHOST_MSG_RESULT_ERR
+		      : RTE_VHOST_MSG_RESULT_NOT_HANDLED;
 }
 
 static const struct rte_vhost_user_extern_ops vport_msg_ops = {
@@ -325,16 +369,29 @@ static const struct rte_vhost_user_extern_ops vport_msg_ops = {
 static int
 dev_new_connection(int vid)
 {
-	struct vsw_vport *port = dev_lock(vid);
+	struct vsw_vport *port = dev_lock_any(vid);
 	uint16_t i;
 
 	if (port == NULL)
 		return -1;
+	if (port->vid >= 0) {
+		/* a second front-end on the same socket would take over
+		 * the port's device state: refused, librte_vhost closes it */
+		port->msg_rejected++;
+		vport_log_guest(port, "connection", "port already connected",
+			(uint32_t)vid);
+		pthread_mutex_unlock(&port->lock);
+		return -1;
+	}
 	port->vid = vid;
 	port->running = false;
 	port->parked = false;
-	for (i = 0; i < port->nr_queues; i++)
+	port->reject = false;
+	port->mem_seen = false;
+	for (i = 0; i < port->nr_queues; i++) {
 		port->queues[i].enabled = false;
+		port->queues[i].num = 0;
+	}
 	if (rte_vhost_extern_callback_register(vid, &vport_msg_ops, port) != 0)
 		VPORT_LOG(WARNING, port, "message hooks not registered");
 	VPORT_LOG(INFO, port, "connected (vid %d)", vid);
@@ -353,6 +410,7 @@ dev_destroy_connection(int vid)
 	queues_withdraw_all(port);
 	port->running = false;
 	port->vid = -1;
+	port->disconnects++;
 	VPORT_LOG(INFO, port, "disconnected");
 	pthread_mutex_unlock(&port->lock);
 }

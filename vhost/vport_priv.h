@@ -37,6 +37,7 @@ struct vport_queue {
 	char name[80];	  /* "<port> q<pair> rx|tx", for virtq logs */
 	bool enabled;	  /* guest enabled it (vring_state_changed) */
 	bool initialised; /* vq holds a previous incarnation's state */
+	uint32_t num;	  /* size from the last SET_VRING_NUM (checks) */
 	uint64_t retired[VSW_VIRTQ_STAT__MAX]; /* previous incarnations */
 	/* poller-owned, on its own cache line */
 	uint64_t not_ready __attribute__((aligned(64)));
@@ -53,6 +54,14 @@ struct vsw_vport {
 	uint64_t features;
 	uint64_t connects;
 	uint64_t queue_errors;
+	uint64_t disconnects;
+	uint64_t msg_rejected;
+	bool reject;	       /* refuse the message in flight */
+	bool mem_seen;	       /* librte_vhost took a memory table:
+				* rte_vhost_get_mem_table() crashes
+				* (NULL dev->mem) before that in 22.11 */
+	uint64_t log_next_tsc; /* rate limit for guest-error lines */
+	uint32_t log_suppressed;
 	struct vsw_mem mem;	    /* what published queues translate with */
 	uint16_t nr_queues;	    /* 2 * queue pairs */
 	struct vport_queue *queues; /* nr_queues, 64-byte aligned */
@@ -64,6 +73,13 @@ struct vsw_vport *vport_lookup_vid(int vid);
 
 /* librte_vhost callbacks (vport_dev.c). */
 extern const struct rte_vhost_device_ops vport_dev_ops;
+
+/* vsw's checks on vhost-user messages (vport_msg.c): NULL or why not. */
+const char *vport_msg_check(struct vsw_vport *port, void *msg);
+void vport_msg_poison(void *msg);
+const char *vport_mem_files_check(struct vsw_vport *port);
+void vport_log_guest(struct vsw_vport *port, const char *what, const char *why,
+	uint32_t request);
 
 /* Free per-queue storage (control thread, port gone from librte_vhost). */
 void vport_queues_free(struct vsw_vport *port);

@@ -104,6 +104,11 @@ struct vsw_vport_info {
 	uint64_t features;     /* negotiated (valid when running) */
 	uint64_t connects;     /* new_device calls so far */
 	uint64_t queue_errors; /* vrings that failed set-up (see log) */
+	uint64_t disconnects;  /* vhost-user connections closed, for any
+				* reason (librte_vhost drops the connection
+				* on a message it or vsw refuses) */
+	uint64_t msg_rejected; /* messages vsw's own checks refused (see
+				* log); the connection is closed after */
 };
 
 void vsw_vport_info_get(struct vsw_vport *port, struct vsw_vport_info *info);

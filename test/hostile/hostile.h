@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Shared by the hostile front-end's scenario files (hostile_*.c). */
+#ifndef VSW_TEST_HOSTILE_H
+#define VSW_TEST_HOSTILE_H
+
+#include <stddef.h>
+
+#include "vu_front.h"
+
+struct hs_ctx {
+	const char *path; /* the port's vhost-user socket */
+	struct vu_front f;
+};
+
+/*
+ * One named scenario. `counters`: the port-show --json counters (virtq
+ * names, or the port's msg_rejected/disconnects/queue_errors) that must
+ * move; the driver checks them. run() returns 0 when what the front-end
+ * itself can see matched (chain returned with len 0, connection closed, ...).
+ */
+struct hs_scenario {
+	const char *name;
+	const char *counters;
+	const char *what;
+	int (*run)(struct hs_ctx *c);
+};
+
+extern const struct hs_scenario hs_desc_scenarios[];
+extern const size_t hs_n_desc;
+extern const struct hs_scenario hs_msg_scenarios[];
+extern const size_t hs_n_msg;
+
+void hs_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void hs_sleep_ms(int ms);
+/* A 64-byte Ethernet frame (local experimental type) carrying seq. */
+void hs_frame(unsigned char *buf, unsigned len, unsigned long long seq);
+
+#endif /* VSW_TEST_HOSTILE_H */

@@ -1,0 +1,221 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * hostile_frontend: a vhost-user front-end that connects to a running
+ * vswd's port socket and either behaves (traffic mode: a source and a sink
+ * on two ports, counted) or runs one named hostile scenario.
+ *
+ *   hostile_frontend list
+ *   hostile_frontend run NAME SOCKET
+ *   hostile_frontend traffic SOCKET_SRC SOCKET_DST
+ *       stdin: "mark" -> pause, drain, print "sent S received R bad B",
+ *       resume; "quit" -> the same, then exit.
+ *
+ * Single-threaded. Trusts nothing vswd writes beyond what vu_front checks.
+ */
+#include <errno.h>
+#include <poll.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "hostile.h"
+
+#define FRAME_LEN 64u
+#define FRAME_MAGIC 0x76737768u /* "vswh" */
+
+void
+hs_note(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	fputs("note: ", stdout);
+	vprintf(fmt, ap);
+	fputc('\n', stdout);
+	fflush(stdout);
+	va_end(ap);
+}
+
+void
+hs_sleep_ms(int ms)
+{
+	struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
+
+	nanosleep(&ts, NULL);
+}
+
+void
+hs_frame(unsigned char *buf, unsigned len, unsigned long long seq)
+{
+	static const unsigned char hdr[14] = {
+		2, 0, 0, 0, 0, 2, 2, 0, 0, 0, 0, 1, 0x88, 0xb5};
+	unsigned int magic = FRAME_MAGIC;
+
+	memset(buf, 0, len);
+	memcpy(buf, hdr, sizeof(hdr));
+	memcpy(buf + 14, &magic, 4);
+	memcpy(buf + 18, &seq, 8);
+}
+
+struct sink {
+	unsigned long long next_seq, bad;
+};
+
+static void
+sink_rx(void *ctx, const uint8_t *frame, uint32_t len)
+{
+	struct sink *s = ctx;
+	unsigned long long seq;
+	unsigned int magic;
+
+	if (len != FRAME_LEN) {
+		s->bad++;
+		return;
+	}
+	memcpy(&magic, frame + 14, 4);
+	memcpy(&seq, frame + 18, 8);
+	/* gaps are drops (counted by vswd); going back is not allowed */
+	if (magic != FRAME_MAGIC || seq < s->next_seq) {
+		s->bad++;
+		return;
+	}
+	s->next_seq = seq + 1;
+}
+
+/* Stop sending; wait until vswd took every TX frame and RX went quiet. */
+static void
+drain(struct vu_front *src, struct vu_front *dst, struct sink *s)
+{
+	int quiet = 0, i;
+
+	for (i = 0; i < 10000 && vu_tx_inflight(src) != 0; i++) {
+		vu_rx_poll(dst, sink_rx, s);
+		vu_rx_refill(dst);
+		hs_sleep_ms(1);
+	}
+	while (quiet < 200) {
+		quiet = vu_rx_poll(dst, sink_rx, s) ? 0 : quiet + 1;
+		vu_rx_refill(dst);
+		hs_sleep_ms(1);
+	}
+}
+
+static int
+traffic(const char *src_path, const char *dst_path)
+{
+	struct vu_front src, dst;
+	struct sink s = {0, 0};
+	unsigned long long seq = 0;
+	unsigned char frame[FRAME_LEN];
+	char line[64];
+	int rc;
+
+	if ((rc = vu_start(&dst, dst_path, VU_FEATURES_DEFAULT, 256)) != 0 ||
+		(rc = vu_start(&src, src_path, VU_FEATURES_DEFAULT, 256)) !=
+			0) {
+		fprintf(stderr, "traffic: set-up failed: %s\n", strerror(-rc));
+		return 1;
+	}
+	vu_rx_refill(&dst);
+	printf("ready\n");
+	fflush(stdout);
+	for (;;) {
+		struct pollfd p = {.fd = 0, .events = POLLIN};
+		int i;
+
+		/* 16 frames a millisecond at most: steady, leaves CPU */
+		for (i = 0; i < 16; i++) {
+			hs_frame(frame, sizeof(frame), seq);
+			if (vu_tx(&src, frame, sizeof(frame)) != 0)
+				break;
+			seq++;
+		}
+		vu_tx_reclaim(&src);
+		vu_rx_poll(&dst, sink_rx, &s);
+		vu_rx_refill(&dst);
+		if (poll(&p, 1, 1) <= 0)
+			continue;
+		if (fgets(line, sizeof(line), stdin) == NULL)
+			break;
+		drain(&src, &dst, &s);
+		printf("sent %llu received %llu bad %llu inflight %u\n",
+			(unsigned long long)src.tx_frames,
+			(unsigned long long)dst.rx_frames,
+			(unsigned long long)(s.bad + dst.rx_bad),
+			vu_tx_inflight(&src));
+		fflush(stdout);
+		if (strncmp(line, "quit", 4) == 0)
+			break;
+	}
+	vu_close(&src);
+	vu_close(&dst);
+	return 0;
+}
+
+static const struct hs_scenario *
+find(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < hs_n_desc; i++)
+		if (strcmp(hs_desc_scenarios[i].name, name) == 0)
+			return &hs_desc_scenarios[i];
+	for (i = 0; i < hs_n_msg; i++)
+		if (strcmp(hs_msg_scenarios[i].name, name) == 0)
+			return &hs_msg_scenarios[i];
+	return NULL;
+}
+
+static void
+list(void)
+{
+	size_t i;
+
+	for (i = 0; i < hs_n_desc; i++)
+		printf("%s\t%s\t%s\n", hs_desc_scenarios[i].name,
+			hs_desc_scenarios[i].counters,
+			hs_desc_scenarios[i].what);
+	for (i = 0; i < hs_n_msg; i++)
+		printf("%s\t%s\t%s\n", hs_msg_scenarios[i].name,
+			hs_msg_scenarios[i].counters, hs_msg_scenarios[i].what);
+}
+
+int
+main(int argc, char **argv)
+{
+	const struct hs_scenario *s;
+	struct hs_ctx c;
+	int rc;
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (argc == 2 && strcmp(argv[1], "list") == 0) {
+		list();
+		return 0;
+	}
+	if (argc == 4 && strcmp(argv[1], "traffic") == 0)
+		return traffic(argv[2], argv[3]);
+	if (argc != 4 || strcmp(argv[1], "run") != 0) {
+		fprintf(stderr,
+			"usage: %s list | run NAME SOCKET | "
+			"traffic SRC_SOCKET DST_SOCKET\n",
+			argv[0]);
+		return 2;
+	}
+	s = find(argv[2]);
+	if (s == NULL) {
+		fprintf(stderr, "no scenario '%s'\n", argv[2]);
+		return 2;
+	}
+	memset(&c, 0, sizeof(c));
+	c.f.sock = c.f.memfd = -1;
+	c.f.kick[0] = c.f.kick[1] = c.f.call[0] = c.f.call[1] = -1;
+	c.path = argv[3];
+	rc = s->run(&c);
+	vu_close(&c.f);
+	printf("%s: %s\n", s->name,
+		rc == 0 ? "done" : "FRONT-END CHECK FAILED");
+	return rc == 0 ? 0 : 1;
+}

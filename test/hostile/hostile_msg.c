@@ -1,0 +1,712 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Message-level scenarios: malformed, out-of-range and out-of-order
+ * vhost-user messages over the real socket. The front-end checks what it
+ * can see (vswd closed the connection, or the device still works); the
+ * driver checks the counters and that no fd stayed behind in vswd.
+ */
+#include <errno.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "hostile.h"
+
+/* vswd must drop the connection after the message. */
+static int
+closed(struct hs_ctx *c)
+{
+	if (!vu_peer_closed(&c->f, 3000)) {
+		hs_note("connection still open after a bad message");
+		return 1;
+	}
+	return 0;
+}
+
+static int
+opened(struct hs_ctx *c)
+{
+	int rc = vu_open(&c->f, c->path);
+
+	if (rc != 0)
+		hs_note("connect: %s", strerror(-rc));
+	return rc;
+}
+
+/* Connected, features and owner done, memory table sent. */
+static int
+negotiated(struct hs_ctx *c)
+{
+	if (opened(c) != 0 || vu_negotiate(&c->f, VU_FEATURES_DEFAULT) != 0 ||
+		vu_mem_table(&c->f) != 0) {
+		hs_note("set-up failed");
+		return -1;
+	}
+	return 0;
+}
+
+static int
+s_short_header(struct hs_ctx *c)
+{
+	static const unsigned char b[6] = {VU_SET_OWNER, 0, 0, 0, 1, 0};
+
+	if (opened(c) != 0)
+		return 1;
+	vu_send_raw(&c->f, b, sizeof(b), NULL, 0);
+	shutdown(c->f.sock, SHUT_WR);
+	return closed(c);
+}
+
+static int
+s_truncated_payload(struct hs_ctx *c)
+{
+	struct vu_msg m = {.request = VU_SET_VRING_ADDR,
+		.flags = VU_FLAG_VERSION,
+		.size = 40};
+
+	if (negotiated(c) != 0)
+		return 1;
+	vu_send_raw(&c->f, &m, VU_HDR_SIZE + 20, NULL, 0);
+	shutdown(c->f.sock, SHUT_WR);
+	return closed(c);
+}
+
+static int
+s_oversize(struct hs_ctx *c)
+{
+	struct vu_msg m = {.request = VU_SET_MEM_TABLE,
+		.flags = VU_FLAG_VERSION,
+		.size = 0x10000};
+
+	if (opened(c) != 0)
+		return 1;
+	vu_send_raw(&c->f, &m, sizeof(m), NULL, 0);
+	return closed(c);
+}
+
+static int
+s_unknown_request(struct hs_ctx *c)
+{
+	uint64_t v = 0;
+
+	if (negotiated(c) != 0)
+		return 1;
+	vu_send(&c->f, 99, &v, sizeof(v), NULL, 0);
+	return closed(c);
+}
+
+/* SET_VRING_NUM with only the index: the size is whatever was there. */
+static int
+s_size_vring_num(struct hs_ctx *c)
+{
+	uint32_t idx = 0;
+
+	if (negotiated(c) != 0)
+		return 1;
+	vu_send(&c->f, VU_SET_VRING_NUM, &idx, sizeof(idx), NULL, 0);
+	return closed(c);
+}
+
+static int
+s_size_features(struct hs_ctx *c)
+{
+	uint16_t v = 0;
+
+	if (opened(c) != 0)
+		return 1;
+	vu_send(&c->f, VU_SET_FEATURES, &v, sizeof(v), NULL, 0);
+	return closed(c);
+}
+
+static int
+s_size_vring_addr(struct hs_ctx *c)
+{
+	uint32_t a[4] = {0, 0, 0, 0};
+
+	if (negotiated(c) != 0)
+		return 1;
+	vu_send(&c->f, VU_SET_VRING_ADDR, a, sizeof(a), NULL, 0);
+	return closed(c);
+}
+
+/* Three fds on a message that takes none. */
+static int
+s_fds_on_fdless(struct hs_ctx *c)
+{
+	uint32_t s[2] = {0, 256};
+	int fds[3];
+
+	if (negotiated(c) != 0)
+		return 1;
+	fds[0] = fds[1] = fds[2] = c->f.memfd;
+	vu_send(&c->f, VU_SET_VRING_NUM, s, sizeof(s), fds, 3);
+	return closed(c);
+}
+
+/* A one-region memory table carrying 12 fds (the limit is 8). */
+static int
+s_too_many_fds(struct hs_ctx *c)
+{
+	struct vu_msg m;
+	int fds[12], i;
+
+	if (opened(c) != 0 || vu_negotiate(&c->f, VU_FEATURES_DEFAULT) != 0)
+		return 1;
+	for (i = 0; i < 12; i++)
+		fds[i] = c->f.memfd;
+	memset(&m, 0, sizeof(m));
+	m.u.mem.nregions = 1;
+	m.u.mem.r[0] = (struct vu_region){
+		VU_GPA_BASE, VU_MEM_SIZE, (uint64_t)(uintptr_t)c->f.mem, 0};
+	vu_send(&c->f, VU_SET_MEM_TABLE, &m.u.mem, 8 + 32, fds, 12);
+	return closed(c);
+}
+
+/* Memory table with n regions (r given), nfds copies of the memfd. */
+static int
+mem_table(struct hs_ctx *c, uint32_t n, const struct vu_region *r, uint32_t nr,
+	int nfds)
+{
+	struct vu_msg m;
+	int fds[8], i;
+
+	if (opened(c) != 0 || vu_negotiate(&c->f, VU_FEATURES_DEFAULT) != 0)
+		return 1;
+	for (i = 0; i < 8; i++)
+		fds[i] = c->f.memfd;
+	memset(&m, 0, sizeof(m));
+	m.u.mem.nregions = n;
+	if (nr != 0)
+		memcpy(m.u.mem.r, r, nr * sizeof(*r));
+	vu_send(&c->f, VU_SET_MEM_TABLE, &m.u.mem, 8 + 8 * 32, fds, nfds);
+	return closed(c);
+}
+
+static int
+s_regions_0(struct hs_ctx *c)
+{
+	return mem_table(c, 0, NULL, 0, 0);
+}
+
+static int
+s_regions_9(struct hs_ctx *c)
+{
+	struct vu_region r[8];
+	int i;
+
+	for (i = 0; i < 8; i++)
+		r[i] = (struct vu_region){VU_GPA_BASE + i * 0x100000ull,
+			0x100000, 0x100000000ull + i * 0x100000ull, 0};
+	return mem_table(c, 9, r, 8, 8);
+}
+
+static int
+s_regions_overlap(struct hs_ctx *c)
+{
+	struct vu_region r[2] = {
+		{VU_GPA_BASE, VU_MEM_SIZE, 0x100000000ull, 0},
+		{VU_GPA_BASE + 0x1000, 0x1000, 0x200000000ull, 0x1000},
+	};
+
+	return mem_table(c, 2, r, 2, 2);
+}
+
+/* 1 TiB region over an 8 MiB memfd: touching it past 8 MiB is SIGBUS. */
+static int
+s_region_huge(struct hs_ctx *c)
+{
+	struct vu_region r = {VU_GPA_BASE, 1ull << 40, 0x100000000ull, 0};
+
+	return mem_table(c, 1, &r, 1, 1);
+}
+
+/*
+ * A 64 MiB region over the 8 MiB memfd, a working device, then a TX
+ * frame placed 16 MiB in: past the file's end, where any access is SIGBUS.
+ * vsw must refuse the table before a descriptor can point there.
+ */
+static int
+s_region_past_file(struct hs_ctx *c)
+{
+	struct vu_msg m;
+	unsigned char frame[64];
+
+	if (opened(c) != 0 || vu_negotiate(&c->f, VU_FEATURES_DEFAULT) != 0)
+		return 1;
+	memset(&m, 0, sizeof(m));
+	m.u.mem.nregions = 1;
+	m.u.mem.r[0] = (struct vu_region){
+		VU_GPA_BASE, 64u << 20, (uint64_t)(uintptr_t)c->f.mem, 0};
+	vu_send(&c->f, VU_SET_MEM_TABLE, &m.u.mem, 8 + 32, &c->f.memfd, 1);
+	vu_vring_setup(&c->f, 0, 256);
+	vu_vring_setup(&c->f, 1, 256);
+	hs_frame(frame, sizeof(frame), 0);
+	vu_tx(&c->f, frame, sizeof(frame));
+	c->f.q[1].vr.desc[0].addr = VU_GPA_BASE + (16u << 20);
+	return closed(c);
+}
+
+static int
+s_region_offset_overflow(struct hs_ctx *c)
+{
+	struct vu_region r = {
+		VU_GPA_BASE, VU_MEM_SIZE, 0x100000000ull, UINT64_MAX - 0xfff};
+
+	return mem_table(c, 1, &r, 1, 1);
+}
+
+static int
+s_region_gpa_wrap(struct hs_ctx *c)
+{
+	struct vu_region r = {
+		UINT64_MAX - 0xfff, VU_MEM_SIZE, 0x100000000ull, 0};
+
+	return mem_table(c, 1, &r, 1, 1);
+}
+
+static int
+s_log_base_overflow(struct hs_ctx *c)
+{
+	uint64_t l[2] = {UINT64_MAX - 0xfff, 0x2000}; /* size, offset */
+
+	if (negotiated(c) != 0)
+		return 1;
+	vu_send(&c->f, VU_SET_LOG_BASE, l, sizeof(l), &c->f.memfd, 1);
+	return closed(c);
+}
+
+/* Per-vring message with an index beyond the port's 1 queue pair. */
+static int
+vring_oob(struct hs_ctx *c, uint32_t req, uint32_t idx)
+{
+	struct vu_msg m;
+
+	if (negotiated(c) != 0)
+		return 1;
+	memset(&m, 0, sizeof(m));
+	switch (req) {
+	case VU_SET_VRING_KICK:
+	case VU_SET_VRING_CALL:
+	case VU_SET_VRING_ERR:
+		vu_send_u64(&c->f, req, idx, c->f.kick[0]);
+		break;
+	case VU_SET_VRING_ADDR:
+		m.u.addr.index = idx;
+		m.u.addr.desc = (uint64_t)(uintptr_t)c->f.mem;
+		m.u.addr.avail = m.u.addr.desc + 0x1000;
+		m.u.addr.used = m.u.addr.desc + 0x2000;
+		vu_send(&c->f, req, &m.u.addr, sizeof(m.u.addr), NULL, 0);
+		break;
+	default:
+		vu_send_state(
+			&c->f, req, idx, req == VU_SET_VRING_NUM ? 256 : 0);
+	}
+	return closed(c);
+}
+
+#define VRING_OOB(fn, req, idx)                \
+	static int fn(struct hs_ctx *c)        \
+	{                                      \
+		return vring_oob(c, req, idx); \
+	}
+VRING_OOB(s_idx_num, VU_SET_VRING_NUM, 2)
+VRING_OOB(s_idx_addr, VU_SET_VRING_ADDR, 3)
+VRING_OOB(s_idx_base, VU_SET_VRING_BASE, 2)
+VRING_OOB(s_idx_get_base, VU_GET_VRING_BASE, 5)
+VRING_OOB(s_idx_kick, VU_SET_VRING_KICK, 2)
+VRING_OOB(s_idx_call, VU_SET_VRING_CALL, 7)
+VRING_OOB(s_idx_err, VU_SET_VRING_ERR, 2)
+VRING_OOB(s_idx_enable, VU_SET_VRING_ENABLE, 3)
+VRING_OOB(s_idx_huge, VU_SET_VRING_NUM, 0xffff)
+
+static int
+ring_num(struct hs_ctx *c, uint32_t num)
+{
+	if (negotiated(c) != 0)
+		return 1;
+	vu_send_state(&c->f, VU_SET_VRING_NUM, 1, num);
+	return closed(c);
+}
+
+static int
+s_num_pow2(struct hs_ctx *c)
+{
+	return ring_num(c, 100);
+}
+
+static int
+s_num_0(struct hs_ctx *c)
+{
+	return ring_num(c, 0);
+}
+
+static int
+s_num_huge(struct hs_ctx *c)
+{
+	return ring_num(c, 65536);
+}
+
+/* SET_VRING_ADDR for TX with one ring moved to addr (front-end VA). */
+static int
+ring_addr(struct hs_ctx *c, int which, uint64_t addr)
+{
+	struct vu_msg m;
+
+	if (negotiated(c) != 0)
+		return 1;
+	vu_send_state(&c->f, VU_SET_VRING_NUM, 1, 256);
+	vu_send_state(&c->f, VU_SET_VRING_BASE, 1, 0);
+	memset(&m, 0, sizeof(m));
+	m.u.addr.index = 1;
+	m.u.addr.desc = (uint64_t)(uintptr_t)c->f.mem + VU_RING_AREA;
+	m.u.addr.avail = m.u.addr.desc + 256 * 16;
+	m.u.addr.used = m.u.addr.desc + 0x2000;
+	if (which == 0)
+		m.u.addr.desc = addr;
+	else if (which == 1)
+		m.u.addr.avail = addr;
+	else
+		m.u.addr.used = addr;
+	vu_send(&c->f, VU_SET_VRING_ADDR, &m.u.addr, sizeof(m.u.addr), NULL, 0);
+	vu_send_u64(&c->f, VU_SET_VRING_KICK, 1, c->f.kick[1]);
+	vu_send_state(&c->f, VU_SET_VRING_ENABLE, 1, 1);
+	return closed(c);
+}
+
+static int
+s_used_outside(struct hs_ctx *c)
+{
+	return ring_addr(c, 2, 0x10000000000ull);
+}
+
+static int
+s_avail_outside(struct hs_ctx *c)
+{
+	return ring_addr(c, 1, 0x1000);
+}
+
+/* Legal order variation: size, base, kick and call before the memory
+ * table, ring addresses after it (as QEMU may send call fds early). */
+static int
+s_kick_before_mem(struct hs_ctx *c)
+{
+	unsigned char frame[64];
+	uint32_t q;
+
+	if (opened(c) != 0 || vu_negotiate(&c->f, VU_FEATURES_DEFAULT) != 0)
+		return 1;
+	for (q = 0; q < 2; q++) {
+		vu_send_state(&c->f, VU_SET_VRING_NUM, q, 256);
+		vu_send_state(&c->f, VU_SET_VRING_BASE, q, 0);
+		vu_send_u64(&c->f, VU_SET_VRING_KICK, q, c->f.kick[q]);
+		vu_send_u64(&c->f, VU_SET_VRING_CALL, q, c->f.call[q]);
+	}
+	if (vu_mem_table(&c->f) != 0 || vu_vring_setup(&c->f, 0, 256) != 0 ||
+		vu_vring_setup(&c->f, 1, 256) != 0)
+		return 1;
+	hs_frame(frame, sizeof(frame), 0);
+	vu_tx(&c->f, frame, sizeof(frame));
+	if (!vu_wait_used(&c->f, 1, 1, 3000)) {
+		hs_note("device never came up");
+		return 1;
+	}
+	return 0;
+}
+
+/* Ring addresses before any memory table: librte_vhost refuses. */
+static int
+s_addr_before_mem(struct hs_ctx *c)
+{
+	if (opened(c) != 0 || vu_negotiate(&c->f, VU_FEATURES_DEFAULT) != 0)
+		return 1;
+	vu_vring_setup(&c->f, 1, 256);
+	return closed(c);
+}
+
+/*
+ * A header announcing 8 payload bytes, then silence. librte_vhost reads
+ * the payload with a blocking read on its one event thread: while a
+ * second connection to the same socket waits for an answer, measure how
+ * long that thread is stuck (a note for the report), then let go.
+ */
+static int
+s_stalled_payload(struct hs_ctx *c)
+{
+	struct vu_msg m = {.request = VU_SET_VRING_NUM,
+		.flags = VU_FLAG_VERSION,
+		.size = 8};
+	struct vu_front probe;
+	int waited = 0;
+
+	if (negotiated(c) != 0)
+		return 1;
+	vu_send_raw(&c->f, &m, VU_HDR_SIZE, NULL, 0);
+	hs_sleep_ms(50);
+	if (vu_open(&probe, c->path) != 0)
+		return 1;
+	/* a second connection is refused (closed) at once by vsw's
+	 * one-connection rule, unless the event thread is stuck above */
+	while (waited < 1500 && !vu_peer_closed(&probe, 100))
+		waited += 100;
+	if (waited >= 1500)
+		hs_note("vhost-user event thread blocked >= %d ms by a "
+			"partial message (librte_vhost)",
+			waited);
+	vu_close(&c->f); /* the read returns 0: the thread goes on */
+	/* the first connection is gone: the probe must now be served */
+	if (waited >= 1500) {
+		struct vu_msg r;
+
+		vu_send(&probe, VU_GET_FEATURES, NULL, 0, NULL, 0);
+		if (vu_recv(&probe, &r, 3000) != 0) {
+			hs_note("event thread still stuck after the peer left");
+			vu_close(&probe);
+			return 1;
+		}
+	}
+	vu_close(&probe);
+	return 0;
+}
+
+/* A request of a protocol feature vsw does not offer, with fds. */
+static int
+not_offered(struct hs_ctx *c, uint32_t req, uint32_t size, int nfds)
+{
+	/* inflight: mmap_size 1 TiB, offset 0, num_queues 1, size 256 */
+	uint64_t p[8] = {1ull << 40, 0, 1 | (256ull << 16), 0, 0, 0, 0, 0};
+	int fds[2];
+
+	if (negotiated(c) != 0)
+		return 1;
+	fds[0] = fds[1] = c->f.memfd;
+	vu_send(&c->f, req, p, size, fds, nfds);
+	return closed(c);
+}
+
+/* num_queues 1: reaches vsw's check, which refuses the request. */
+static int
+s_inflight_fd(struct hs_ctx *c)
+{
+	return not_offered(c, 32 /* SET_INFLIGHT_FD */, 24, 1);
+}
+
+/*
+ * num_queues 0: librte_vhost 22.11 computes vring index num_queues - 1,
+ * refuses it in its queue allocation before any hook runs, and never
+ * closes the fds the message carried (one leaked fd per message: fd
+ * exhaustion, and vsw cannot intervene).
+ */
+static int
+s_inflight_idx(struct hs_ctx *c)
+{
+	uint64_t p[3] = {1 << 20, 0, 0}; /* size, offset, num_queues 0 */
+	int fd;
+
+	if (negotiated(c) != 0)
+		return 1;
+	fd = c->f.memfd;
+	vu_send(&c->f, 32 /* SET_INFLIGHT_FD */, p, sizeof(p), &fd, 1);
+	return closed(c);
+}
+
+static int
+s_backend_req_fd(struct hs_ctx *c)
+{
+	return not_offered(c, 21 /* SET_BACKEND_REQ_FD */, 8, 1);
+}
+
+static int
+s_iotlb(struct hs_ctx *c)
+{
+	return not_offered(c, 22 /* IOTLB_MSG */, 32, 0);
+}
+
+static int
+s_set_config(struct hs_ctx *c)
+{
+	return not_offered(c, 25 /* SET_CONFIG */, 24, 0);
+}
+
+static int
+s_postcopy(struct hs_ctx *c)
+{
+	return not_offered(c, 28 /* POSTCOPY_ADVISE */, 0, 0);
+}
+
+/*
+ * With REPLY_ACK negotiated and NEED_REPLY set, a refused message is
+ * answered with a nack (payload != 0) and the connection stays: the
+ * front-end is told, the vring stays unusable.
+ */
+static int
+s_need_reply(struct hs_ctx *c)
+{
+	struct vu_msg m = {.request = VU_SET_VRING_NUM,
+		.flags = VU_FLAG_VERSION | VU_FLAG_NEED_REPLY,
+		.size = 8};
+	struct vu_msg r;
+
+	if (opened(c) != 0 || vu_negotiate(&c->f, VU_FEATURES_DEFAULT) != 0)
+		return 1;
+	vu_send_u64(&c->f, VU_SET_PROTOCOL_FEATURES,
+		(1ull << VU_PROTOCOL_F_MQ) | (1ull << VU_PROTOCOL_F_REPLY_ACK),
+		-1);
+	if (vu_mem_table(&c->f) != 0)
+		return 1;
+	m.u.state.index = 1;
+	m.u.state.num = 100;
+	vu_send_raw(&c->f, &m, VU_HDR_SIZE + 8, NULL, 0);
+	if (vu_recv(&c->f, &r, 3000) != 0) {
+		hs_note("no reply-ack");
+		return 1;
+	}
+	if (r.request != VU_SET_VRING_NUM || r.u.u64 == 0) {
+		hs_note("reply-ack %u says %llu, want a nack", r.request,
+			(unsigned long long)r.u.u64);
+		return 1;
+	}
+	return 0;
+}
+
+/* Running device, then SET_FEATURES with EVENT_IDX dropped. */
+static int
+s_features_running(struct hs_ctx *c)
+{
+	unsigned char frame[64];
+
+	if (vu_start(&c->f, c->path, VU_FEATURES_DEFAULT, 256) != 0)
+		return 1;
+	hs_frame(frame, sizeof(frame), 0);
+	vu_tx(&c->f, frame, sizeof(frame));
+	if (!vu_wait_used(&c->f, 1, 1, 3000)) {
+		hs_note("device never came up");
+		return 1;
+	}
+	vu_send_u64(&c->f, VU_SET_FEATURES, VU_FEATURES_DEFAULT & ~(1ull << 29),
+		-1);
+	return closed(c);
+}
+
+/* 200 connections: closed at once, after SET_OWNER, after the memory
+ * table, after a full start. */
+static int
+s_flood(struct hs_ctx *c)
+{
+	int i;
+
+	for (i = 0; i < 200; i++) {
+		if (vu_open(&c->f, c->path) != 0) {
+			hs_note("connect %d failed", i);
+			return 1;
+		}
+		if (i % 4 >= 1)
+			vu_negotiate(&c->f, VU_FEATURES_DEFAULT);
+		if (i % 4 >= 2)
+			vu_mem_table(&c->f);
+		if (i % 4 == 3) {
+			vu_vring_setup(&c->f, 0, 256);
+			vu_vring_setup(&c->f, 1, 256);
+		}
+		vu_close(&c->f);
+	}
+	return 0;
+}
+
+const struct hs_scenario hs_msg_scenarios[] = {
+	{"msg-short-header", "disconnects",
+		"6 of the 12 header bytes, then EOF", s_short_header},
+	{"msg-truncated-payload", "disconnects",
+		"SET_VRING_ADDR header says 40 bytes, 20 follow, EOF",
+		s_truncated_payload},
+	{"msg-oversize", "disconnects", "header size 65536 (> any payload)",
+		s_oversize},
+	{"msg-unknown-request", "disconnects", "request code 99",
+		s_unknown_request},
+	{"msg-size-vring-num", "msg_rejected,disconnects",
+		"SET_VRING_NUM with a 4-byte payload", s_size_vring_num},
+	{"msg-size-features", "msg_rejected,disconnects",
+		"SET_FEATURES with a 2-byte payload", s_size_features},
+	{"msg-size-vring-addr", "msg_rejected,disconnects",
+		"SET_VRING_ADDR with a 16-byte payload", s_size_vring_addr},
+	{"msg-fds-on-fdless", "disconnects", "SET_VRING_NUM carrying 3 fds",
+		s_fds_on_fdless},
+	{"msg-too-many-fds", "disconnects",
+		"SET_MEM_TABLE carrying 12 fds (max 8)", s_too_many_fds},
+	{"mem-regions-0", "msg_rejected,disconnects",
+		"SET_MEM_TABLE with 0 regions", s_regions_0},
+	{"mem-regions-9", "msg_rejected,disconnects",
+		"SET_MEM_TABLE with 9 regions", s_regions_9},
+	{"mem-regions-overlap", "msg_rejected,disconnects",
+		"two regions with overlapping guest addresses",
+		s_regions_overlap},
+	{"mem-region-huge", "msg_rejected,disconnects",
+		"1 TiB region over an 8 MiB memfd", s_region_huge},
+	{"mem-region-past-file", "msg_rejected,disconnects",
+		"64 MiB region over an 8 MiB memfd, TX frame 16 MiB in",
+		s_region_past_file},
+	{"mem-offset-overflow", "msg_rejected,disconnects",
+		"mmap_offset + size wraps 2^64", s_region_offset_overflow},
+	{"mem-gpa-wrap", "msg_rejected,disconnects",
+		"guest address + size wraps 2^64", s_region_gpa_wrap},
+	{"log-base-overflow", "msg_rejected,disconnects",
+		"SET_LOG_BASE size + offset wraps (logging not offered)",
+		s_log_base_overflow},
+	{"vring-idx-num", "msg_rejected,disconnects",
+		"SET_VRING_NUM for vring 2 of 2", s_idx_num},
+	{"vring-idx-addr", "msg_rejected,disconnects",
+		"SET_VRING_ADDR for vring 3 of 2", s_idx_addr},
+	{"vring-idx-base", "msg_rejected,disconnects",
+		"SET_VRING_BASE for vring 2 of 2", s_idx_base},
+	{"vring-idx-get-base", "msg_rejected,disconnects",
+		"GET_VRING_BASE for vring 5 of 2", s_idx_get_base},
+	{"vring-idx-kick", "msg_rejected,disconnects",
+		"SET_VRING_KICK for vring 2 of 2", s_idx_kick},
+	{"vring-idx-call", "msg_rejected,disconnects",
+		"SET_VRING_CALL for vring 7 of 2", s_idx_call},
+	{"vring-idx-err", "msg_rejected,disconnects",
+		"SET_VRING_ERR for vring 2 of 2", s_idx_err},
+	{"vring-idx-enable", "msg_rejected,disconnects",
+		"SET_VRING_ENABLE for vring 3 of 2", s_idx_enable},
+	{"vring-idx-huge", "disconnects", "SET_VRING_NUM for vring 65535",
+		s_idx_huge},
+	{"ring-size-not-pow2", "msg_rejected,disconnects", "SET_VRING_NUM 100",
+		s_num_pow2},
+	{"ring-size-0", "msg_rejected,disconnects", "SET_VRING_NUM 0", s_num_0},
+	{"ring-size-65536", "msg_rejected,disconnects",
+		"SET_VRING_NUM 65536 (> 32768)", s_num_huge},
+	{"ring-used-outside", "msg_rejected,disconnects",
+		"used ring address in no region", s_used_outside},
+	{"ring-avail-outside", "msg_rejected,disconnects",
+		"avail ring address in no region", s_avail_outside},
+	{"order-kick-before-mem", "deq_packets",
+		"NUM/BASE/KICK/CALL before SET_MEM_TABLE (legal: works)",
+		s_kick_before_mem},
+	{"order-addr-before-mem", "disconnects",
+		"SET_VRING_ADDR before SET_MEM_TABLE", s_addr_before_mem},
+	{"msg-stalled-payload", "disconnects",
+		"header promises 8 bytes, none follow (connection kept)",
+		s_stalled_payload},
+	{"msg-inflight-fd", "msg_rejected,disconnects",
+		"SET_INFLIGHT_FD (not offered), 1 TiB mmap_size, an fd",
+		s_inflight_fd},
+	{"msg-inflight-idx", "disconnects,!fdleak=1",
+		"SET_INFLIGHT_FD num_queues 0 + an fd (librte_vhost leaks it)",
+		s_inflight_idx},
+	{"msg-backend-req-fd", "msg_rejected,disconnects",
+		"SET_BACKEND_REQ_FD (not offered) with an fd",
+		s_backend_req_fd},
+	{"msg-iotlb", "msg_rejected,disconnects",
+		"IOTLB_MSG without IOMMU_PLATFORM", s_iotlb},
+	{"msg-set-config", "msg_rejected,disconnects",
+		"SET_CONFIG (not offered)", s_set_config},
+	{"msg-postcopy-advise", "msg_rejected,disconnects",
+		"POSTCOPY_ADVISE (not offered)", s_postcopy},
+	{"msg-need-reply-nack", "msg_rejected",
+		"SET_VRING_NUM 100 with NEED_REPLY: nack, connection kept",
+		s_need_reply},
+	{"order-features-running", "disconnects",
+		"SET_FEATURES changes bits while running", s_features_running},
+	{"connect-flood", "disconnects",
+		"200 connects, closed at 4 different set-up stages", s_flood},
+};
+const size_t hs_n_msg = sizeof(hs_msg_scenarios) / sizeof(hs_msg_scenarios[0]);

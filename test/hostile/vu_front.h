@@ -1,0 +1,163 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * A small vhost-user front-end ("the QEMU side") for tests: speaks the
+ * protocol over a real unix socket, shares guest memory from a memfd, lays
+ * out split rings by hand. Well-behaved by default (vu_start), and every
+ * layer is reachable on its own so a test can misbehave at any point: raw
+ * messages (vu_send_raw), chosen fds, hand-written descriptors.
+ *
+ * No DPDK: only libc and the kernel's virtio headers, so it also serves as
+ * a dependency-light traffic source. Single-threaded; one struct per
+ * connection. Guest-physical addresses start at VU_GPA_BASE and map the
+ * memfd one to one.
+ */
+#ifndef VSW_TEST_VU_FRONT_H
+#define VSW_TEST_VU_FRONT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <linux/virtio_ring.h>
+
+#define VU_MEM_SIZE (8u << 20)	/* guest memory */
+#define VU_GPA_BASE 0x100000ull /* its guest-physical base */
+#define VU_RING_AREA 0x10000u	/* bytes per vring's ring area */
+#define VU_BUF_AREA 0x40000u	/* packet buffers start here */
+#define VU_BUF_LEN 2048u	/* one buffer per descriptor slot */
+#define VU_QSIZE_DEFAULT 256u
+#define VU_SCRATCH 0x400000u /* free for hostile tables and frames */
+#define VU_HDR_LEN 12u	     /* virtio-net header with MRG/VERSION_1 */
+#define VU_MAX_FDS 16
+
+/* vhost-user requests (front-end to back-end), from the spec. */
+enum vu_req {
+	VU_GET_FEATURES = 1,
+	VU_SET_FEATURES = 2,
+	VU_SET_OWNER = 3,
+	VU_RESET_OWNER = 4,
+	VU_SET_MEM_TABLE = 5,
+	VU_SET_LOG_BASE = 6,
+	VU_SET_LOG_FD = 7,
+	VU_SET_VRING_NUM = 8,
+	VU_SET_VRING_ADDR = 9,
+	VU_SET_VRING_BASE = 10,
+	VU_GET_VRING_BASE = 11,
+	VU_SET_VRING_KICK = 12,
+	VU_SET_VRING_CALL = 13,
+	VU_SET_VRING_ERR = 14,
+	VU_GET_PROTOCOL_FEATURES = 15,
+	VU_SET_PROTOCOL_FEATURES = 16,
+	VU_GET_QUEUE_NUM = 17,
+	VU_SET_VRING_ENABLE = 18,
+};
+
+#define VU_F_PROTOCOL_FEATURES 30
+#define VU_PROTOCOL_F_MQ 0
+#define VU_PROTOCOL_F_REPLY_ACK 3
+#define VU_FLAG_VERSION 0x1u
+#define VU_FLAG_REPLY 0x4u
+#define VU_FLAG_NEED_REPLY 0x8u
+#define VU_VRING_NOFD (1ull << 8)
+
+/* Default features: what vsw offers minus MQ. */
+#define VU_FEATURES_DEFAULT                                            \
+	((1ull << 32) /* VERSION_1 */ | (1ull << 15) /* MRG_RXBUF */ | \
+		(1ull << 28) /* INDIRECT_DESC */ |                     \
+		(1ull << 29) /* EVENT_IDX */ |                         \
+		(1ull << VU_F_PROTOCOL_FEATURES))
+
+struct vu_region {
+	uint64_t gpa, size, uaddr, offset;
+};
+
+struct vu_msg {
+	uint32_t request, flags, size;
+	union {
+		uint64_t u64;
+		struct {
+			uint32_t index, num;
+		} state;
+		struct {
+			uint32_t index, flags;
+			uint64_t desc, used, avail, log;
+		} addr;
+		struct {
+			uint32_t nregions, padding;
+			struct vu_region r[8];
+		} mem;
+		struct {
+			uint64_t size, offset;
+		} log;
+		uint8_t raw[512];
+	} u;
+} __attribute__((packed));
+
+#define VU_HDR_SIZE 12u
+
+struct vu_ring {
+	struct vring vr;
+	uint32_t size;
+	uint16_t avail_idx; /* next avail index we publish */
+	uint16_t used_seen; /* used entries consumed so far */
+};
+
+struct vu_front {
+	int sock, memfd;
+	uint8_t *mem;
+	uint64_t features;
+	struct vu_ring q[2]; /* 0: the guest's RX, 1: its TX */
+	int kick[2], call[2];
+	/* counters of the well-behaved data path */
+	uint64_t tx_frames, rx_frames, rx_bad;
+};
+
+/* Memory, eventfds, socket connected (retried up to ~2 s). 0 or -errno. */
+int vu_open(struct vu_front *f, const char *path);
+void vu_close(struct vu_front *f);
+
+/* One message: header + payload of `size` bytes, fds as SCM_RIGHTS. */
+int vu_send(struct vu_front *f, uint32_t req, const void *payload,
+	uint32_t size, const int *fds, int nfds);
+/* Arbitrary bytes (truncated or oversized messages). */
+int vu_send_raw(struct vu_front *f, const void *buf, size_t len, const int *fds,
+	int nfds);
+int vu_send_u64(struct vu_front *f, uint32_t req, uint64_t v, int fd);
+int vu_send_state(struct vu_front *f, uint32_t req, uint32_t idx, uint32_t num);
+/* Reads one reply (timeout in ms). 0, -ETIMEDOUT or -EPIPE (closed). */
+int vu_recv(struct vu_front *f, struct vu_msg *m, int timeout_ms);
+/* True when the back-end closed the connection within timeout_ms. */
+bool vu_peer_closed(struct vu_front *f, int timeout_ms);
+
+/* Features, protocol features, owner. 0 or -errno. */
+int vu_negotiate(struct vu_front *f, uint64_t features);
+/* One region: the whole memfd at VU_GPA_BASE. */
+int vu_mem_table(struct vu_front *f);
+/* Lays out vring q (size entries) and sends NUM/BASE/ADDR/KICK/CALL/ENABLE. */
+int vu_vring_setup(struct vu_front *f, uint32_t q, uint32_t size);
+/* Whole well-behaved start: open, negotiate, mem table, both vrings. */
+int vu_start(struct vu_front *f, const char *path, uint64_t features,
+	uint32_t qsize);
+
+/* Guest memory helpers. */
+uint64_t vu_gpa(const struct vu_front *f, const void *p);
+void *vu_ptr(struct vu_front *f, uint64_t off); /* memfd offset -> ours */
+uint8_t *vu_buf(struct vu_front *f, uint32_t q, uint32_t slot);
+/* Publishes one more avail entry (head) on q. */
+void vu_avail_push(struct vu_front *f, uint32_t q, uint16_t head);
+uint16_t vu_used_idx(const struct vu_front *f, uint32_t q);
+/* Waits up to timeout_ms until q's used idx reaches want. */
+bool vu_wait_used(
+	const struct vu_front *f, uint32_t q, uint16_t want, int timeout_ms);
+
+/* Well-behaved data path. TX: one frame per descriptor, header in front;
+ * -EAGAIN when the ring is full. RX: keep every slot posted; poll hands
+ * each frame (header stripped) to cb and returns how many. */
+int vu_tx(struct vu_front *f, const void *frame, uint32_t len);
+uint32_t vu_tx_reclaim(struct vu_front *f);
+uint32_t vu_tx_inflight(const struct vu_front *f);
+void vu_rx_refill(struct vu_front *f);
+typedef void (*vu_rx_fn)(void *ctx, const uint8_t *frame, uint32_t len);
+uint32_t vu_rx_poll(struct vu_front *f, vu_rx_fn cb, void *ctx);
+
+#endif /* VSW_TEST_VU_FRONT_H */

@@ -53,7 +53,7 @@ reserve(struct vsw_ctl_reply *r, size_t extra)
 	return true;
 }
 
-static void
+static void __attribute__((format(printf, 2, 0)))
 vappend(struct vsw_ctl_reply *r, const char *fmt, va_list ap)
 {
 	va_list ap2;

@@ -37,7 +37,9 @@ split_word(char **pp, const char **errmsg)
 	for (; *p != '\0'; p++) {
 		unsigned char c = (unsigned char)*p;
 
-		if (is_bad_byte(c)) {
+		/* an escape must not smuggle in a byte refused bare */
+		if (is_bad_byte(c) || (c == '\\' && p[1] != '\0' &&
+					      is_bad_byte((unsigned char)p[1]))) {
 			*errmsg = "control character in request";
 			return -EINVAL;
 		}

@@ -72,6 +72,12 @@ test_split_rejects(void **state)
 	assert_int_equal(split("a 'x\x1b'", argv, 4, buf, sizeof(buf)),
 		-EINVAL);
 	assert_int_equal(split("a\nb", argv, 4, buf, sizeof(buf)), -EINVAL);
+	/* escaped control bytes are refused too (found by fuzz_ctl) */
+	assert_int_equal(split("a \\\x1b", argv, 4, buf, sizeof(buf)),
+		-EINVAL);
+	assert_int_equal(split("a \"x\\\r\"", argv, 4, buf, sizeof(buf)),
+		-EINVAL);
+	assert_int_equal(split("a \\\tb", argv, 4, buf, sizeof(buf)), 2);
 	assert_int_equal(split("a b c d e", argv, 4, buf, sizeof(buf)), -E2BIG);
 	assert_int_equal(split("a b c d", argv, 4, buf, sizeof(buf)), 4);
 }

@@ -1,0 +1,256 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
+"""Writes the seed corpora in test/fuzz/corpus/<target>/ (small, meaningful
+inputs, one per file, named for what they show). Re-run after changing an
+input format; the files are checked in so CI needs no Python for them."""
+import os
+import struct
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def out(target, name, data):
+    d = os.path.join(HERE, 'corpus', target)
+    os.makedirs(d, exist_ok=True)
+    with open(os.path.join(d, name), 'wb') as f:
+        f.write(data)
+
+
+# --- control lines: byte 0 = word limit for the direct split call ---------
+CTL = {
+    'echo': b'echo hello world',
+    'echo-json': b'echo --json a "b c" \'d\'',
+    'set': b'set key value',
+    'set-empty-key-json': b'set "" v --json',
+    'help': b'help',
+    'help-json': b'--json help',
+    'fail': b'fail x',
+    'unknown': b'frobnicate now',
+    'usage': b'set onlyone',
+    'comment': b'# a comment',
+    'crlf': b'port-show vm1\r\n',
+    'quotes': b'echo "a\\"b" \'c\\d\' e\\ f',
+    'unterminated': b'echo "open',
+    'tab': b'echo\ta\tb',
+    'many-words': b'echo ' + b' '.join(b'w%d' % i for i in range(70)),
+}
+for name, line in CTL.items():
+    out('ctl', name, bytes([64]) + line)
+out('ctl', 'limit-2', bytes([2]) + b'echo a b c')
+
+# --- rules: byte 0 = flags (bit0 match-only, bit1 no names, errlen<<2) -----
+RULES = [
+    ('ovs-example', 0, 'priority=100,in_port=vm1,tcp,nw_dst=10.0.0.0/8,'
+        'tp_dst=80,actions=output:2'),
+    ('l2', 0, 'dl_src=00:11:22:33:44:55/ff:ff:ff:00:00:00,'
+        'dl_dst=01:00:5e:00:00:01,dl_vlan=10,actions=strip_vlan,normal'),
+    ('untagged', 0, 'dl_vlan=0xffff,actions=push_vlan:100,output:vm2'),
+    ('ipv6', 0, 'ipv6,nw_src=2001:db8::/32,nw_dst=fe80::1/ffff:ffff::,'
+        'nw_tos=8,actions=flood'),
+    ('udp6-mask', 0, 'udp6,tp_src=53/0xff00,tp_dst=0x35,actions=output:1,'
+        'output:uplink'),
+    ('arp', 0, 'arp,nw_proto=1,nw_src=192.168.0.1,actions=normal'),
+    ('dl_type', 0, 'dl_type=0x88cc,priority=0,actions=drop'),
+    ('empty-actions', 0, 'in_port=3 actions='),
+    ('match-only', 1, 'tcp,tp_dst=22,in_port=br-int'),
+    ('netmask', 0, 'ip,nw_src=10.1.0.0/255.255.0.0,actions=output:65535'),
+    ('numbers-only', 2, 'in_port=7,icmp,actions=output:8'),
+    ('bad-order', 0, 'actions=output:1,strip_vlan'),
+    ('bad-field', 0, 'tp_dst=80,actions=drop'),
+    ('bad-port', 0, 'in_port=nosuch,actions=drop'),
+    ('twice', 0, 'ip,ip,actions=drop'),
+    ('sctp', 0, 'sctp,nw_tos=252,tp_src=1/0,actions=output:2'),
+]
+for name, flags, text in RULES:
+    out('rule_parse', name, bytes([flags | 63 << 2]) + text.encode())
+out('rule_parse', 'short-errbuf', bytes([2 << 2]) + b'nw_src=1.2.3.4,actions=')
+
+
+# --- packets: in_port(2), nseg, cuts(6), extra; then the frame -------------
+def eth(dst, src, etype, payload):
+    return dst + src + struct.pack('>H', etype) + payload
+
+
+MAC1 = bytes.fromhex('001122334455')
+MAC2 = bytes.fromhex('66778899aabb')
+
+
+def ipv4(proto, payload, frag=0, opts=b''):
+    ihl = 5 + len(opts) // 4
+    tot = ihl * 4 + len(payload)
+    return struct.pack('>BBHHHBBH4s4s', 0x40 | ihl, 0x2e, tot, 1, frag, 64,
+                       proto, 0, bytes([10, 0, 0, 1]),
+                       bytes([10, 0, 0, 2])) + opts + payload
+
+
+def ipv6(nxt, payload):
+    return struct.pack('>IHBB16s16s', 0x60000000 | 0xb8 << 20, len(payload),
+                       nxt, 64, bytes(range(16)), bytes(range(16, 32))) + payload
+
+
+TCP = struct.pack('>HHIIBBHHH', 1234, 80, 1, 0, 0x50, 0x12, 1024, 0, 0)
+UDP = struct.pack('>HHHH', 53, 5353, 12, 0) + b'data'
+SCTP = struct.pack('>HHII', 2905, 2905, 0, 0)
+ICMP = bytes([8, 0, 0, 0]) + b'ping'
+ICMP6 = bytes([128, 0, 0, 0])
+ARP = struct.pack('>HHBBH6s4s6s4s', 1, 0x0800, 6, 4, 1, MAC1,
+                  bytes([10, 0, 0, 1]), bytes(6), bytes([10, 0, 0, 2]))
+VLAN = struct.pack('>HH', 0x2064, 0x0800)
+PKTS = {
+    'tcp4': eth(MAC1, MAC2, 0x0800, ipv4(6, TCP)),
+    'udp4-pad': eth(MAC1, MAC2, 0x0800, ipv4(17, UDP)) + bytes(16),
+    'icmp4-opts': eth(MAC1, MAC2, 0x0800,
+                      ipv4(1, ICMP, opts=bytes([1, 1, 1, 0]))),
+    'frag4-later': eth(MAC1, MAC2, 0x0800, ipv4(6, TCP, frag=0x2010)),
+    'sctp4-vlan': eth(MAC1, MAC2, 0x8100,
+                      struct.pack('>H', 0x0064) + struct.pack('>H', 0x0800)
+                      + ipv4(132, SCTP)),
+    'qinq-udp4': eth(MAC1, MAC2, 0x88a8, struct.pack('>HH', 0x0005, 0x8100)
+                     + VLAN + ipv4(17, UDP)),
+    'tcp6': eth(MAC1, MAC2, 0x86dd, ipv6(6, TCP)),
+    'udp6-ext': eth(MAC1, MAC2, 0x86dd, ipv6(
+        0, bytes([43, 0]) + bytes(6) + bytes([44, 0]) + bytes(6)
+        + bytes([17, 0, 0, 0, 0, 0, 0, 1]) + UDP)),
+    'icmp6': eth(MAC1, MAC2, 0x86dd, ipv6(58, ICMP6)),
+    'arp': eth(b'\xff' * 6, MAC1, 0x0806, ARP),
+    'short-eth': MAC1 + MAC2,
+    'truncated-tcp4': eth(MAC1, MAC2, 0x0800, ipv4(6, TCP))[:40],
+}
+for i, (name, frame) in enumerate(PKTS.items()):
+    hdr = struct.pack('<H', i + 1) + bytes([i % 4, 1, 3, 5, 7, 11, 13, i * 5])
+    out('flow_extract', name, hdr + frame)
+
+
+# --- virtqueues (layout: fuzz_virtq.h) --------------------------------------
+def region(how, pages, trim=0, gpa=0):
+    pg = pages - 1 if pages <= 8 else 0xc0 | (pages - 1)
+    return struct.pack('<BBHQ', how, pg, trim, gpa)
+
+
+def addr(region_idx, off, align):
+    """aligned offset inside a region (sel < 0x80)"""
+    assert off % align == 0
+    return struct.pack('<BI', region_idx, off // align)
+
+
+def raw_off(region_idx, off):
+    """any offset around a region (0x80 <= sel < 0xf0)"""
+    return struct.pack('<BI', 0x80 + region_idx, off)
+
+
+def qhdr(regions, log2, mode, last_avail=0, last_used=0, max_pkt=0,
+         desc=None, avail=None, used=None):
+    return (bytes([len(regions) - 1]) + b''.join(regions)
+            + bytes([log2, mode]) + struct.pack('<HHH', last_avail, last_used,
+                                                max_pkt)
+            + desc + avail + used)
+
+
+def op_chain(base, bufs, indirect=None):
+    """bufs: [(region, offset, len)]; indirect: (region, offset) or None"""
+    b = (len(bufs) - 1) | (0x80 if indirect else 0)
+    s = bytes([3, b]) + struct.pack('<H', base)
+    if indirect:
+        s += addr(indirect[0], indirect[1], 16)
+    for r, off, ln in bufs:
+        s += raw_off(r, off) + struct.pack('<H', ln - 1)
+    return s
+
+
+def op_desc(idx, r, off, ln, flags, nxt):
+    return bytes([0]) + struct.pack('<H', idx) + raw_off(r, off) + \
+        struct.pack('<IHH', ln, flags, nxt)
+
+
+def op_avail(pos, head):
+    return bytes([1]) + struct.pack('<HH', pos, head)
+
+
+def op_avail_move(delta):
+    return bytes([2]) + struct.pack('<H', delta)
+
+
+def op_flags(flags, used_event):
+    return bytes([6]) + struct.pack('<HH', flags, used_event)
+
+
+def op_burst(n):
+    return bytes([7 | (n - 1) << 3])
+
+
+V1, MRG, IND, EVT, NODEQALIGN, COALIGN, NOTIFY, SMALL = (
+    0x08, 0x01, 0x02, 0x04, 0x10, 0x20, 0x40, 0x80)
+# region 0: 4 pages for rings at 0x100000; region 1: 16 pages right after it
+REGS = [region(0, 4), region(1, 16)]
+RINGS = dict(desc=addr(0, 0, 16), avail=addr(0, 4096, 2),
+             used=addr(0, 8192, 4))
+
+
+def vq(log2=8, mode=V1, regs=REGS, **kw):
+    args = dict(RINGS)
+    args.update(kw)
+    return qhdr(regs, log2, mode, **args)
+
+
+W = 2  # VRING_DESC_F_WRITE
+
+
+def pkts(*lens):
+    return b''.join(struct.pack('<HB', ln, 255) for ln in lens)
+
+
+for tgt, dirflag in (('virtq_dequeue', 0), ('virtq_enqueue', W)):
+    def burst(n, *lens):
+        if tgt == 'virtq_enqueue':
+            return op_burst(n) + pkts(*(lens or (64,) * n))
+        return op_burst(n)
+    s = {}
+    s['one-chain'] = vq() + op_chain(0, [(1, 0x100, 1514)]) + burst(1)
+    s['split-header'] = vq() + op_chain(0, [(1, 0, 4), (1, 100, 8),
+                                            (1, 200, 600)]) + burst(1)
+    s['indirect'] = vq(mode=V1 | IND) + op_chain(
+        5, [(1, 0x1000, 12), (1, 0x2000, 1500)], indirect=(0, 12288)) + \
+        burst(1)
+    s['span-regions'] = vq() + op_chain(3, [(0, 16384 - 100, 2000)]) + burst(1)
+    s['many'] = vq(mode=V1 | EVT | NOTIFY) + b''.join(
+        op_chain(i * 2, [(1, i * 2048, 1024)]) for i in range(20)) + \
+        op_flags(0, 5) + burst(32, *range(60, 60 + 32 * 40, 40))
+    s['mrg-big'] = vq(mode=MRG | NOTIFY) + b''.join(
+        op_chain(i, [(1, i * 4096, 4000)]) for i in range(8)) + \
+        burst(2, 9000, 60)
+    s['legacy-hdr'] = vq(mode=0) + op_chain(0, [(1, 0, 10), (1, 64, 64)]) + \
+        burst(1)
+    s['wrap-idx'] = vq(log2=4, last_avail=0xfffe, last_used=0xfffe) + \
+        b''.join(op_chain(i, [(1, i * 256, 200)]) for i in range(4)) + \
+        burst(4)
+    s['small-ring-max'] = vq(log2=0, max_pkt=100) + \
+        op_chain(0, [(1, 0, 300)]) + burst(1) + \
+        op_chain(0, [(1, 0, 50)]) + burst(1)
+    s['small-pool'] = vq(mode=V1 | SMALL | NODEQALIGN | COALIGN) + b''.join(
+        op_chain(i, [(1, 0, 4096), (1, 4096, 4096), (1, 8192, 4096)])
+        for i in range(8)) + burst(8, *([9000] * 8))
+    # hostile
+    s['loop'] = vq() + op_desc(0, 1, 0, 100, 1 | dirflag, 1) + \
+        op_desc(1, 1, 200, 100, 1 | dirflag, 0) + op_avail(0, 0) + \
+        op_avail_move(1) + burst(1)
+    s['head-out-of-range'] = vq() + op_chain(0, [(1, 0, 64)]) + \
+        op_avail(1, 300) + op_avail_move(1) + burst(2)
+    s['avail-jump'] = vq() + op_avail_move(1000) + burst(1)
+    s['zero-len'] = vq() + op_desc(0, 1, 0, 0, dirflag, 0) + \
+        op_avail(0, 0) + op_avail_move(1) + burst(1)
+    s['wrong-dir'] = vq() + op_desc(0, 1, 0, 100, W - dirflag, 0) + \
+        op_avail(0, 0) + op_avail_move(1) + burst(1)
+    s['outside'] = vq() + op_desc(0, 1, 65536 - 10, 100, dirflag, 0) + \
+        op_avail(0, 0) + op_avail_move(1) + burst(1)
+    s['indirect-nested'] = vq(mode=V1 | IND) + \
+        op_desc(0, 0, 12288, 32, 4, 0) + \
+        bytes([5]) + raw_off(0, 12288) + bytes([16]) + \
+        struct.pack('<QIHH', 0x100000 + 12288, 16, 4, 0) + \
+        op_avail(0, 0) + op_avail_move(1) + burst(1)
+    s['ring-outside'] = vq(used=raw_off(1, 65536 - 8)) + burst(1)
+    s['bad-size'] = vq(log2=0xfe) + burst(1)
+    for name, data in s.items():
+        out(tgt, name, data)
+
+print('seeds written under', os.path.join(HERE, 'corpus'), file=sys.stderr)

@@ -91,7 +91,7 @@ def main():
     log = open(os.path.join(tmp, "vswd.log"), "w+")
     proc = subprocess.Popen(
         [vswd, "--run-dir", run_dir, "--no-default-config", "--",
-         "--no-huge", "-m", "256", "--no-shconf", "-l", "0",
+         "--no-huge", "-m", "256", "--no-shconf", "-l", "0,1",
          "--log-level=*:notice"],
         stdout=log, stderr=subprocess.STDOUT)
     c = Checks()

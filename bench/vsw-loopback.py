@@ -33,6 +33,7 @@ the window the polling thread was on a CPU (this box is shared).
 Progress goes to stderr, tables to stdout.
 """
 import argparse
+import itertools
 import os
 import re
 import shutil
@@ -58,6 +59,9 @@ NORMAL = "priority=0,actions=normal"
 FLOWGEN_MBUF = 9000 + 128 + 256  # one segment for the largest frame
 
 
+SEQ = itertools.count(1)  # unique tags: run dirs, logs, EAL file prefixes
+
+
 def log(msg):
     print(msg, file=sys.stderr, flush=True)
 
@@ -69,7 +73,8 @@ def guest_start(args, socks, tmp, tag, mode, flows=1):
     if mode == "flowgen":
         extra += ["--flowgen-flows=%d" % flows,
                   "--mbuf-size=%d" % FLOWGEN_MBUF]
-    g = Guest(args.testpmd, socks, tmp, tag, extra=extra)
+    g = Guest(args.testpmd, socks, tmp, "%s%d" % (tag, next(SEQ)),
+              extra=extra)
     g.ready()
     g.mode = mode
     return g
@@ -95,6 +100,7 @@ class VswdBackend:
     name = "vswd"
 
     def __init__(self, args, tmp, tag, config=True):
+        tag = "%s%d" % (tag, next(SEQ))
         run = os.path.join(tmp, "run-" + tag)
         os.makedirs(run)
         cfg = None
@@ -155,6 +161,7 @@ class OtherBackend:
     xconnect_vs_testpmd.py), sockets a.sock and b.sock in tmp."""
 
     def __init__(self, cls, args, tmp, tag):
+        tag = "%s%d" % (tag, next(SEQ))
         self.be = cls(args, tmp, tag)
         self.name = "xconnect" if cls is VswBackend else "testpmd-vhost"
         self.p = self.be.p
@@ -193,6 +200,12 @@ def measure(args, be, size):
     r["oncpu"] = oncpu * 100
     r["acpp"] = r["cpp"] * oncpu
     return r
+
+
+def best_key(r):
+    """Noise only adds cycles: the least disturbed run has the fewest
+    (a window with no packets, nan, sorts last)."""
+    return r["acpp"] if r["acpp"] == r["acpp"] else float("inf")
 
 
 def fmt_row(size, label, r):
@@ -241,7 +254,7 @@ def quick(args, tmp):
         g = None
     finally:
         if g is not None:
-            g.p.stop(signal.SIGKILL)
+            g.kill()
         ok, how = be.stop()
     print()
     print("vswd shutdown: %s (%s)" % ("clean" if ok else "NOT CLEAN", how))
@@ -250,7 +263,7 @@ def quick(args, tmp):
 
 # ---- full ----
 
-def run_vswd_pvp(args, tmp, res):
+def run_vswd_pvp(args, tmp, res, sizes):
     be = VswdBackend(args, tmp, "pvp")
     g = None
     try:
@@ -258,7 +271,7 @@ def run_vswd_pvp(args, tmp, res):
         be.up()
         impls = [i["name"] for i in be.v.ctl("copy-impl-show --json")
                  ["implementations"] if i["available"]]
-        for size in args.sizes:
+        for size in sizes:
             guest_size(g, size, args.tx_first)
             points = []
             for rules in ("in_port", "normal"):
@@ -279,19 +292,19 @@ def run_vswd_pvp(args, tmp, res):
         g = None
     finally:
         if g is not None:
-            g.p.stop(signal.SIGKILL)
+            g.kill()
         ok, how = be.stop()
         log("vswd shutdown: %s" % how)
 
 
-def run_vswd_flowgen(args, tmp, res, flows):
+def run_vswd_flowgen(args, tmp, res, sizes, flows):
     be = VswdBackend(args, tmp, "fg%d" % flows)
     g = None
     try:
         g = guest_start(args, be.socks, tmp, "vfg%d" % flows, "flowgen",
                         flows)
         be.up()
-        for size in args.sizes:
+        for size in sizes:
             guest_size(g, size, args.tx_first)
             for emc in ("on", "off"):
                 be.v.ctl("emc-set " + emc)
@@ -304,19 +317,19 @@ def run_vswd_flowgen(args, tmp, res, flows):
         g = None
     finally:
         if g is not None:
-            g.p.stop(signal.SIGKILL)
+            g.kill()
         ok, how = be.stop()
         log("vswd shutdown: %s" % how)
 
 
-def run_other(args, tmp, res, cls, mode, flows=1):
+def run_other(args, tmp, res, sizes, cls, mode, flows=1):
     be = OtherBackend(cls, args, tmp, "%s%s%d" % (cls.name, mode, flows))
     g = None
     try:
         g = guest_start(args, be.socks, tmp, "o%s%s%d" % (cls.name, mode,
                                                           flows), mode, flows)
         be.up()
-        for size in args.sizes:
+        for size in sizes:
             guest_size(g, size, args.tx_first)
             label = be.name + ("" if mode == "pvp" else
                                " %d flows" % flows)
@@ -327,20 +340,29 @@ def run_other(args, tmp, res, cls, mode, flows=1):
         g = None
     finally:
         if g is not None:
-            g.p.stop(signal.SIGKILL)
+            g.kill()
         be.stop()
 
 
 def full(args, tmp):
     res = {}
-    for rep in range(args.reps):
-        log("repetition %d of %d" % (rep + 1, args.reps))
-        run_other(args, tmp, res, VswBackend, "pvp")
-        run_other(args, tmp, res, DpdkBackend, "pvp")
-        run_vswd_pvp(args, tmp, res)
-        for flows in (1, 1024):
-            run_vswd_flowgen(args, tmp, res, flows)
-        run_other(args, tmp, res, VswBackend, "flowgen", 1024)
+    # Per size, every backend runs in turn with fresh processes (the
+    # order reversed every other repetition), so each size's figures come
+    # from the same few minutes of this shared machine's load.
+    runs = [
+        lambda sz: run_other(args, tmp, res, sz, VswBackend, "pvp"),
+        lambda sz: run_other(args, tmp, res, sz, DpdkBackend, "pvp"),
+        lambda sz: run_vswd_pvp(args, tmp, res, sz),
+        lambda sz: run_vswd_flowgen(args, tmp, res, sz, 1),
+        lambda sz: run_vswd_flowgen(args, tmp, res, sz, 1024),
+        lambda sz: run_other(args, tmp, res, sz, VswBackend, "flowgen",
+                             1024),
+    ]
+    for size in args.sizes:
+        for rep in range(args.reps):
+            log("size %d, repetition %d of %d" % (size, rep + 1, args.reps))
+            for run in (runs if rep % 2 == 0 else runs[::-1]):
+                run([size])
     print("Loopback benchmark: backend forwarding both directions on one "
           "PMD core; best of %d by adjusted cycles/packet" % args.reps)
     print("ratios: adjusted cycles/packet vs xconnect (xc) and testpmd "
@@ -351,7 +373,7 @@ def full(args, tmp):
         print(HEADER + "  %6s %6s" % ("/xc", "/tp"))
         for size in args.sizes:
             keys = [k for k in res if k[0] == size and k[1] == mode]
-            best = {k[2]: min(res[k], key=lambda r: r["acpp"]) for k in keys}
+            best = {k[2]: min(res[k], key=best_key) for k in keys}
             xc = next((r for lbl, r in best.items()
                        if lbl.startswith("xconnect")), None)
             tp = best.get("testpmd-vhost")

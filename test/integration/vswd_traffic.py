@@ -216,7 +216,7 @@ def case_restart(c):
             if life == 1:
                 g.quit()
             else:
-                g.p.stop(signal.SIGKILL)
+                g.kill()
             c.vswd.ports()  # still serving
             continue
         gs, x = c.traffic(g, c.args.seconds / 3)
@@ -318,7 +318,7 @@ def main():
         print("ERROR: %s" % e)
     finally:
         for g in c.guests:
-            g.p.stop(signal.SIGKILL)
+            g.kill()
         if c.vswd is not None:
             c.vswd.stop(signal.SIGKILL)
         if failures:

@@ -177,12 +177,14 @@ class Guest:
         # stdbuf: testpmd's printf output must reach the pipe before the
         # prompt that cmdline write()s unbuffered, or outputs interleave.
         argv = ["stdbuf", "-oL", testpmd, "--no-huge", "-m", "512",
-                "--no-pci", "--file-prefix=vswg%d-%s" % (os.getpid(), tag),
+                "--no-pci", "--no-shconf", "--no-telemetry",
+                "--file-prefix=vswg%d-%s" % (os.getpid(), tag),
                 "--lcores", "0@1,1@0", "--log-level=*:notice"] + vdevs + [
                 "--", "-i", "--total-num-mbufs=16384", "--max-pkt-len=9600",
                 "--enable-scatter", "--rxq=%d" % queues,
                 "--txq=%d" % queues] + list(extra)
         self.nports = len(socks)
+        self.prefix = "vswg%d-%s" % (os.getpid(), tag)
         self.p = Proc("guest-" + tag, argv, log_dir, stdin=True)
 
     def ready(self, timeout=60):
@@ -224,8 +226,24 @@ class Guest:
             pass
         return self.stop()
 
-    def stop(self):
-        return self.p.stop(signal.SIGTERM)
+    def stop(self, sig=signal.SIGTERM):
+        rc = self.p.stop(sig)
+        rm_runtime_dir(self.prefix)
+        return rc
+
+    def kill(self):
+        return self.stop(signal.SIGKILL)
+
+
+def rm_runtime_dir(prefix):
+    """EAL makes /var/run/dpdk/PREFIX (or the XDG one) even with
+    --no-shconf; remove it once empty (our process has exited)."""
+    for base in ("/var/run/dpdk", os.path.join(
+            os.environ.get("XDG_RUNTIME_DIR", "/tmp"), "dpdk")):
+        try:
+            os.rmdir(os.path.join(base, prefix))
+        except OSError:
+            pass
 
 
 def segments(size, seg=2048):
@@ -269,8 +287,12 @@ class Vswd:
             argv += ["--config", config]
         elif not default_config:
             argv.append("--no-default-config")
-        argv += ["--", "--file-prefix=vswd%d-%s" % (os.getpid(), tag),
+        # --no-shconf: no runtime files left in /var/run/dpdk (vswd adds
+        # it only when no --file-prefix is given)
+        argv += ["--", "--no-shconf", "--no-telemetry",
+                 "--file-prefix=vswd%d-%s" % (os.getpid(), tag),
                  "--log-level=*:notice"] + list(eal)
+        self.prefix = "vswd%d-%s" % (os.getpid(), tag)
         self.p = Proc("vswd-" + tag, argv, log_dir)
 
     def ready(self, timeout=60):
@@ -339,7 +361,9 @@ class Vswd:
                                                                  vrings))
 
     def stop(self, sig=signal.SIGTERM, timeout=20.0):
-        return self.p.stop(sig, timeout)
+        rc = self.p.stop(sig, timeout)
+        rm_runtime_dir(self.prefix)
+        return rc
 
 
 def snap_delta(now, before):

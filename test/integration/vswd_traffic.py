@@ -168,6 +168,17 @@ def case_simple(c):
     size = 9000 if c.name == "jumbo" else None
     gs, x = c.traffic(g, c.args.seconds, size)
     c.identity(c.name, gs, x)
+    if c.name == "jumbo":
+        for p, name in ((0, "vm1"), (1, "vm2")):
+            check(gs[p]["RX-bytes"] == 9000 * gs[p]["RX-packets"],
+                  "jumbo: guest port %d received only 9000 B frames "
+                  "(%d B in %d)" % (p, gs[p]["RX-bytes"],
+                                    gs[p]["RX-packets"]), c.failures)
+            feats = c.vswd.ports()[name]["features"]
+            check(feats & (1 << 15),
+                  "jumbo: %s negotiated VIRTIO_NET_F_MRG_RXBUF (%#x): "
+                  "2 KiB guest buffers, so 9000 B arrive merged" %
+                  (name, feats), c.failures)
     if c.name in ("jumbo", "rules", "normal"):
         xs = g.xstats()
         for p in (0, 1):

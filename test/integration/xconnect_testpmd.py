@@ -27,89 +27,17 @@ import os
 import re
 import shutil
 import signal
-import subprocess
 import sys
 import tempfile
-import threading
 import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from vswtest import (Proc, check, delta, drain, parse_fwd_stats,  # noqa: E402,F401
+                     parse_port_stats, parse_xstats, wait_path)
 
 TXPKTS = "64,1436,2000,2000,2000,1500"  # txsplit rand: 64 .. 9000 B
 BURST = 32
 QUEUE_SIZE = 1024  # guest rings: a tx_first batch fits in the RX ring
-
-
-class Proc:
-    """A child process whose merged output is collected by a thread."""
-
-    def __init__(self, name, argv, log_dir, stdin=False):
-        self.name = name
-        self.buf = ""
-        self.lock = threading.Condition()
-        self.log = open(os.path.join(log_dir, name + ".log"), "w")
-        self.p = subprocess.Popen(
-            argv, stdin=subprocess.PIPE if stdin else subprocess.DEVNULL,
-            stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
-        self.t = threading.Thread(target=self._reader, daemon=True)
-        self.t.start()
-
-    def _reader(self):
-        fd = self.p.stdout.fileno()
-        while True:
-            data = os.read(fd, 65536)
-            if not data:
-                break
-            text = data.decode(errors="replace")
-            self.log.write(text)
-            self.log.flush()
-            with self.lock:
-                self.buf += text
-                self.lock.notify_all()
-
-    def mark(self):
-        with self.lock:
-            return len(self.buf)
-
-    def wait_for(self, regex, since=0, timeout=20.0):
-        """Wait until regex matches output after offset since."""
-        rx = re.compile(regex, re.M)
-        end = time.monotonic() + timeout
-        with self.lock:
-            while True:
-                m = rx.search(self.buf, since)
-                if m:
-                    return m
-                left = end - time.monotonic()
-                if left <= 0 or self.p.poll() is not None:
-                    m = rx.search(self.buf, since)
-                    if m:
-                        return m
-                    raise RuntimeError("%s: timeout/exit waiting for %r; "
-                                       "tail:\n%s" % (self.name, regex,
-                                                      self.buf[-3000:]))
-                self.lock.wait(min(left, 0.2))
-
-    def send(self, line):
-        self.p.stdin.write((line + "\n").encode())
-        self.p.stdin.flush()
-
-    def cmd(self, line, timeout=20.0):
-        """Send a testpmd command, return its output up to the prompt."""
-        start = self.mark()
-        self.send(line)
-        m = self.wait_for(r"testpmd> ", start, timeout)
-        return self.buf[start:m.start()]
-
-    def stop(self, sig=signal.SIGTERM, timeout=10.0):
-        if self.p.poll() is None:
-            self.p.send_signal(sig)
-            try:
-                self.p.wait(timeout)
-            except subprocess.TimeoutExpired:
-                self.p.kill()
-                self.p.wait(5)
-        self.t.join(5)
-        self.log.close()
-        return self.p.returncode
 
 
 def testpmd_argv(args, tmp, rnd, server):
@@ -144,39 +72,6 @@ def xconnect_argv(args, tmp, client):
     return argv
 
 
-def parse_port_stats(text):
-    """'show port stats all' -> {port: {key: int}}."""
-    res = {}
-    for blk in re.finditer(r"NIC statistics for port (\d+)\s+#+(.*?)#{20}",
-                           text, re.S):
-        d = {}
-        for k, v in re.findall(r"([A-Za-z-]+):\s+(\d+)", blk.group(2)):
-            d[k] = int(v)
-        res[int(blk.group(1))] = d
-    return res
-
-
-def parse_fwd_stats(text):
-    """'stop' output -> {port: {RX-packets, TX-packets, TX-dropped, ...}}."""
-    res = {}
-    for blk in re.finditer(r"Forward statistics for port (\d+)\s+-+(.*?)-{20}",
-                           text, re.S):
-        d = {}
-        for k, v in re.findall(r"([A-Za-z-]+):\s+(\d+)", blk.group(2)):
-            d[k] = int(v)
-        res[int(blk.group(1))] = d
-    return res
-
-
-def parse_xstats(text):
-    res = {}
-    for blk in re.finditer(r"NIC extended statistics for port (\d+)(.*?)"
-                           r"(?=NIC extended statistics|\Z)", text, re.S):
-        res[int(blk.group(1))] = {
-            k: int(v) for k, v in re.findall(r"(\w+):\s+(\d+)", blk.group(2))}
-    return res
-
-
 def xc_snapshot(xc):
     """SIGUSR1 -> the next stats block, as {'A': {...}, 'B': {...}, ...}."""
     start = xc.mark()
@@ -196,32 +91,6 @@ def parse_xc_block(block):
         res[key] = {k: (int(v) if re.fullmatch(r"\d+", v) else v)
                     for k, v in kv.items()}
     return res
-
-
-def delta(now, before):
-    return {p: {k: (v - before.get(p, {}).get(k, 0)
-                    if isinstance(v, int) else v)
-                for k, v in d.items()} for p, d in now.items()}
-
-
-def drain(tp, timeout=15.0):
-    """Poll port stats until RX counters stop moving."""
-    last, stable, end = None, 0, time.monotonic() + timeout
-    while time.monotonic() < end:
-        st = parse_port_stats(tp.cmd("show port stats all"))
-        cur = tuple(st.get(p, {}).get("RX-packets", -1) for p in (0, 1))
-        stable = stable + 1 if cur == last else 0
-        if stable >= 3:
-            return
-        last = cur
-        time.sleep(0.3)
-    raise RuntimeError("testpmd RX counters never settled")
-
-
-def check(cond, what, failures):
-    print(("ok   " if cond else "FAIL ") + what)
-    if not cond:
-        failures.append(what)
 
 
 def run_round(args, tmp, rnd, xcs, server_tp, failures):
@@ -311,14 +180,6 @@ def compare(rnd, fwd, ps, xs, x, attempted, failures):
               failures)
         check(x[name]["err_ring_broken"] == 0, "%s: ring intact" % d,
               failures)
-
-
-def wait_path(path, proc, timeout=30.0):
-    end = time.monotonic() + timeout
-    while not os.path.exists(path):
-        if time.monotonic() > end or proc.p.poll() is not None:
-            raise RuntimeError("%s never appeared" % path)
-        time.sleep(0.05)
 
 
 def wait_xc_up(xc, rnd, vrings, timeout=30.0):

@@ -32,15 +32,23 @@ static uint16_t
 vhost_rx(void *arg, uint16_t q, struct rte_mbuf **pkts, uint16_t n)
 {
 	struct vswd_port *p = arg;
+	uint16_t got = vsw_vport_dequeue_burst(p->vport, q, p->pool, pkts, n);
 
-	return vsw_vport_dequeue_burst(p->vport, q, p->pool, pkts, n);
+	/* Multiqueue: remember the guest's queue choice as the packet's
+	 * "RSS" hash, so an output port with queues to spare keeps a flow on
+	 * one queue (vhost_tx_spread). */
+	if (p->queues > 1)
+		for (uint16_t i = 0; i < got; i++) {
+			pkts[i]->hash.rss = q;
+			pkts[i]->ol_flags |= RTE_MBUF_F_RX_RSS_HASH;
+		}
+	return got;
 }
 
-static uint16_t
-vhost_tx(void *arg, uint16_t q, struct rte_mbuf **pkts, uint16_t n)
+static void
+vhost_enqueue(struct vswd_port *p, uint16_t q, struct rte_mbuf **pkts,
+	uint16_t n)
 {
-	struct vswd_port *p = arg;
-
 	if (p->tx_shared) {
 		/* More PMDs than queue pairs: PMDs share a vring. */
 		rte_spinlock_lock(&p->tx_lock[q]);
@@ -49,6 +57,50 @@ vhost_tx(void *arg, uint16_t q, struct rte_mbuf **pkts, uint16_t n)
 	} else {
 		vsw_vport_enqueue_burst(p->vport, q, pkts, n);
 	}
+}
+
+/*
+ * More queue pairs than PMDs: the PMD whose own queue is q also owns
+ * q + n_pmds, q + 2 n_pmds, ...; spread the burst over them by the
+ * packets' RSS hash (for packets from a multiqueue vhost port: the queue
+ * they came in on), so every guest queue gets traffic and a flow stays on
+ * one queue.
+ */
+static void
+vhost_tx_spread(struct vswd_port *p, uint16_t q, struct rte_mbuf **pkts,
+	uint16_t n)
+{
+	struct rte_mbuf *per_q[VSW_VPORT_QUEUE_PAIRS_MAX][VSW_SWITCH_BURST];
+	uint16_t cnt[VSW_VPORT_QUEUE_PAIRS_MAX] = {0};
+	unsigned n_owned = (p->queues - q + p->n_pmds - 1) / p->n_pmds;
+
+	for (uint16_t i = 0; i < n; i++) {
+		struct rte_mbuf *m = pkts[i];
+		unsigned k = (m->ol_flags & RTE_MBUF_F_RX_RSS_HASH) ?
+			m->hash.rss % n_owned : 0;
+
+		per_q[k][cnt[k]++] = m;
+		if (cnt[k] == VSW_SWITCH_BURST) {
+			vhost_enqueue(p, (uint16_t)(q + k * p->n_pmds),
+				per_q[k], cnt[k]);
+			cnt[k] = 0;
+		}
+	}
+	for (unsigned k = 0; k < n_owned; k++)
+		if (cnt[k] != 0)
+			vhost_enqueue(p, (uint16_t)(q + k * p->n_pmds),
+				per_q[k], cnt[k]);
+}
+
+static uint16_t
+vhost_tx(void *arg, uint16_t q, struct rte_mbuf **pkts, uint16_t n)
+{
+	struct vswd_port *p = arg;
+
+	if (p->queues > p->n_pmds)
+		vhost_tx_spread(p, q, pkts, n);
+	else
+		vhost_enqueue(p, q, pkts, n);
 	rte_pktmbuf_free_bulk(pkts, n);
 	return n;
 }
@@ -216,6 +268,7 @@ vswd_port_add(struct vswd *d, const char *name,
 	p->type = a->type;
 	p->pool = d->pool;
 	p->queues = a->queues;
+	p->n_pmds = d->n_pmds;
 	p->tx_shared = d->n_pmds > a->queues;
 	for (unsigned q = 0; q < VSW_VPORT_QUEUE_PAIRS_MAX; q++)
 		rte_spinlock_init(&p->tx_lock[q]);

@@ -61,6 +61,7 @@ struct vswd_port {
 	uint16_t port_no;     /* the switch's number */
 	uint16_t queues;
 	uint16_t eth_port;
+	unsigned n_pmds;      /* PMDs of the switch, for queue ownership */
 	bool tx_shared;       /* more PMDs than queues: lock per queue */
 	struct vsw_vport *vport;
 	struct rte_mempool *pool;

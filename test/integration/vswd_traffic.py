@@ -188,14 +188,17 @@ def case_simple(c):
                   (c.name, p, big), c.failures)
     if c.name == "mq":
         # The guest sends on both queues (tx_first primes every stream);
-        # vswd polls both and sends on its PMD's own tx queue (pmd index
-        # modulo queues, as OVS does without tx steering), so with one
-        # PMD the guest receives on queue 0 only.
+        # vswd polls both, and with one PMD and two queue pairs it keeps
+        # each packet on the queue number it came in on (vhost_tx_spread),
+        # so the guest receives on both queues too.
         xs = g.xstats()
         for p in (0, 1):
             for q in range(c.queues):
                 n = xs.get(p, {}).get("tx_q%d_good_packets" % q, 0)
                 check(n > 0, "mq: guest port %d sent %d on queue %d" %
+                      (p, n, q), c.failures)
+                n = xs.get(p, {}).get("rx_q%d_good_packets" % q, 0)
+                check(n > 0, "mq: guest port %d received %d on queue %d" %
                       (p, n, q), c.failures)
         rxq = c.vswd.ctl("pmd-rxq-show --json")["rxqs"]
         check(len(rxq) == 4, "mq: vswd polls 4 rx queues (%d)" % len(rxq),

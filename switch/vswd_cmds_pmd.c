@@ -76,9 +76,10 @@ stats_text(struct vswd *d, unsigned i, const struct vsw_pmd_stats *s,
 }
 
 static void
-stats_json(unsigned i, const struct vsw_pmd_stats *s, struct vsw_ctl_reply *r)
+stats_json(unsigned i, bool first, const struct vsw_pmd_stats *s,
+	struct vsw_ctl_reply *r)
 {
-	vsw_ctl_reply_printf(r, "%s{\"pmd\": %u", i ? ", " : "", i);
+	vsw_ctl_reply_printf(r, "%s{\"pmd\": %u", first ? "" : ", ", i);
 	for (int k = 0; k < VSW_PMD_N_COUNTERS; k++)
 		vsw_ctl_reply_printf(r, ", \"%s\": %" PRIu64,
 			vsw_pmd_counter_name((enum vsw_pmd_counter)k), s->c[k]);
@@ -88,11 +89,14 @@ stats_json(unsigned i, const struct vsw_pmd_stats *s, struct vsw_ctl_reply *r)
 		s->avg_packets_per_batch, s->cycles_per_packet, s->busy_ratio);
 }
 
-void
-vswd_cmd_pmd_stats_show(void *ctx, int argc, char **argv,
+typedef void (*pmd_show_fn)(struct vswd *d, unsigned i, bool first,
+	const struct vsw_pmd_stats *s, struct vsw_ctl_reply *r);
+
+/* Show every PMD in the command's range, as a JSON list or text. */
+static void
+show_pmds(struct vswd *d, int argc, char **argv, pmd_show_fn one,
 	struct vsw_ctl_reply *r)
 {
-	struct vswd *d = ctx;
 	unsigned lo, hi;
 
 	if (pmd_range(d, argc, argv, &lo, &hi, r) < 0)
@@ -102,15 +106,28 @@ vswd_cmd_pmd_stats_show(void *ctx, int argc, char **argv,
 	for (unsigned i = lo; i < hi; i++) {
 		struct vsw_pmd_stats s;
 
-		if (vsw_switch_pmd_stats(d->sw, i, &s) < 0)
-			continue;
-		if (r->json)
-			stats_json(i - lo, &s, r);
-		else
-			stats_text(d, i, &s, r);
+		if (vsw_switch_pmd_stats(d->sw, i, &s) == 0)
+			one(d, i, i == lo, &s, r);
 	}
 	if (r->json)
 		vsw_ctl_reply_printf(r, "]}\n");
+}
+
+static void
+stats_one(struct vswd *d, unsigned i, bool first,
+	const struct vsw_pmd_stats *s, struct vsw_ctl_reply *r)
+{
+	if (r->json)
+		stats_json(i, first, s, r);
+	else
+		stats_text(d, i, s, r);
+}
+
+void
+vswd_cmd_pmd_stats_show(void *ctx, int argc, char **argv,
+	struct vsw_ctl_reply *r)
+{
+	show_pmds(ctx, argc, argv, stats_one, r);
 }
 
 void
@@ -132,49 +149,39 @@ vswd_cmd_pmd_stats_clear(void *ctx, int argc, char **argv,
 		vsw_ctl_reply_printf(r, "pmd stats cleared\n");
 }
 
+static void
+perf_one(struct vswd *d, unsigned i, bool first,
+	const struct vsw_pmd_stats *s, struct vsw_ctl_reply *r)
+{
+	const uint64_t *c = s->c;
+	uint64_t it = c[VSW_PMD_ITER_BUSY] + c[VSW_PMD_ITER_IDLE];
+	double per_iter = c[VSW_PMD_ITER_BUSY] ? (double)c[VSW_PMD_RX] /
+		(double)c[VSW_PMD_ITER_BUSY] : 0.0;
+
+	if (r->json) {
+		vsw_ctl_reply_printf(r, "%s{\"pmd\": %u, \"iterations\": %"
+			PRIu64 ", \"busy_iterations\": %" PRIu64
+			", \"cycles_per_packet\": %.1f, \"busy_ratio\": %.4f, "
+			"\"packets_per_busy_iteration\": %.2f}",
+			first ? "" : ", ", i, it, c[VSW_PMD_ITER_BUSY],
+			s->cycles_per_packet, s->busy_ratio, per_iter);
+		return;
+	}
+	vsw_ctl_reply_printf(r, "pmd %u (lcore %u):\n"
+		"  iterations: %" PRIu64 " (busy %" PRIu64 ", idle %" PRIu64
+		")\n"
+		"  busy ratio: %.2f%%\n"
+		"  packets per busy iteration: %.2f\n"
+		"  busy cycles per packet: %.1f\n", i, d->pmd_lcores[i], it,
+		c[VSW_PMD_ITER_BUSY], c[VSW_PMD_ITER_IDLE],
+		100.0 * s->busy_ratio, per_iter, s->cycles_per_packet);
+}
+
 void
 vswd_cmd_pmd_perf_show(void *ctx, int argc, char **argv,
 	struct vsw_ctl_reply *r)
 {
-	struct vswd *d = ctx;
-	unsigned lo, hi;
-
-	if (pmd_range(d, argc, argv, &lo, &hi, r) < 0)
-		return;
-	if (r->json)
-		vsw_ctl_reply_printf(r, "{\"pmds\": [");
-	for (unsigned i = lo; i < hi; i++) {
-		struct vsw_pmd_stats s;
-		const uint64_t *c = s.c;
-		uint64_t it;
-
-		if (vsw_switch_pmd_stats(d->sw, i, &s) < 0)
-			continue;
-		it = c[VSW_PMD_ITER_BUSY] + c[VSW_PMD_ITER_IDLE];
-		if (r->json) {
-			vsw_ctl_reply_printf(r, "%s{\"pmd\": %u, \"iterations\": "
-				"%" PRIu64 ", \"busy_iterations\": %" PRIu64
-				", \"cycles_per_packet\": %.1f, \"busy_ratio\": "
-				"%.4f, \"packets_per_busy_iteration\": %.2f}",
-				i > lo ? ", " : "", i, it, c[VSW_PMD_ITER_BUSY],
-				s.cycles_per_packet, s.busy_ratio,
-				c[VSW_PMD_ITER_BUSY] ? (double)c[VSW_PMD_RX] /
-				(double)c[VSW_PMD_ITER_BUSY] : 0.0);
-			continue;
-		}
-		vsw_ctl_reply_printf(r, "pmd %u (lcore %u):\n"
-			"  iterations: %" PRIu64 " (busy %" PRIu64 ", idle %"
-			PRIu64 ")\n"
-			"  busy ratio: %.2f%%\n"
-			"  packets per busy iteration: %.2f\n"
-			"  busy cycles per packet: %.1f\n", i, d->pmd_lcores[i],
-			it, c[VSW_PMD_ITER_BUSY], c[VSW_PMD_ITER_IDLE],
-			100.0 * s.busy_ratio, c[VSW_PMD_ITER_BUSY] ?
-			(double)c[VSW_PMD_RX] / (double)c[VSW_PMD_ITER_BUSY] :
-			0.0, s.cycles_per_packet);
-	}
-	if (r->json)
-		vsw_ctl_reply_printf(r, "]}\n");
+	show_pmds(ctx, argc, argv, perf_one, r);
 }
 
 void

@@ -131,16 +131,14 @@ client_take_line(struct ctl_client *c, size_t nl)
 
 	memcpy(line, c->in, nl + 1);
 	line[nl + 1] = '\0';
+	memmove(c->in, c->in + nl + 1, c->in_len - nl - 1);
+	c->in_len -= nl + 1;
 	if (memchr(line, '\0', nl) != NULL) {
-		memmove(c->in, c->in + nl + 1, c->in_len - nl - 1);
-		c->in_len -= nl + 1;
 		c->srv->st.requests++;
 		c->srv->st.errors++;
 		client_send_error(c, "NUL byte in request");
 		return;
 	}
-	memmove(c->in, c->in + nl + 1, c->in_len - nl - 1);
-	c->in_len -= nl + 1;
 	client_run_line(c, line);
 }
 

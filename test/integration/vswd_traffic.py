@@ -40,7 +40,7 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from vswtest import (Guest, Vswd, check, check_identity,  # noqa: E402
+from vswtest import (Guest, Vswd, check, check_identity, finish,  # noqa: E402
                      segments, snap_delta)
 
 CASES = ("rules", "normal", "jumbo", "mq", "restart-server",
@@ -335,12 +335,7 @@ def main():
             g.kill()
         if c.vswd is not None:
             c.vswd.stop(signal.SIGKILL)
-        if failures:
-            print("logs kept in %s" % tmp)
-        elif not args.keep:
-            shutil.rmtree(tmp, ignore_errors=True)
-    print("%d failure(s)" % len(failures))
-    return 1 if failures else 0
+    return finish(tmp, failures, args.keep)
 
 
 if __name__ == "__main__":

@@ -10,6 +10,7 @@ pid (Proc.stop), never by name.
 import json
 import os
 import re
+import shutil
 import signal
 import socket
 import subprocess
@@ -244,6 +245,17 @@ def rm_runtime_dir(prefix):
             os.rmdir(os.path.join(base, prefix))
         except OSError:
             pass
+
+
+def finish(tmp, failures, keep):
+    """End of a test script: keep the logs on failure (or --keep), print
+    the failure count, return the exit status."""
+    if failures:
+        print("logs kept in %s" % tmp)
+    elif not keep:
+        shutil.rmtree(tmp, ignore_errors=True)
+    print("%d failure(s)" % len(failures))
+    return 1 if failures else 0
 
 
 def segments(size, seg=2048):

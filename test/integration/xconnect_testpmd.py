@@ -32,7 +32,7 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from vswtest import (Proc, check, delta, drain, parse_fwd_stats,  # noqa: E402,F401
+from vswtest import (Proc, check, delta, drain, finish, parse_fwd_stats,  # noqa: E402,F401
                      parse_port_stats, parse_xstats, wait_path)
 
 TXPKTS = "64,1436,2000,2000,2000,1500"  # txsplit rand: 64 .. 9000 B
@@ -240,12 +240,7 @@ def main():
     finally:
         for xc in xcs:
             xc.stop(signal.SIGKILL)
-        if failures:
-            print("logs kept in %s" % tmp)
-        elif not args.keep:
-            shutil.rmtree(tmp, ignore_errors=True)
-    print("%d failure(s)" % len(failures))
-    return 1 if failures else 0
+    return finish(tmp, failures, args.keep)
 
 
 if __name__ == "__main__":

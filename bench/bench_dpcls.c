@@ -24,6 +24,7 @@
 #include <rte_mbuf.h>
 
 #include <vsw/dpcls.h>
+#include <vsw/emc.h>
 #include <vsw/flow.h>
 
 #define POOL 4096

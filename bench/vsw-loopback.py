@@ -418,7 +418,7 @@ def main():
     if not args.testpmd:
         log("dpdk-testpmd not found")
         return 1
-    for exe in ("switch/vswd", "switch/vswctl", "bench/vsw-xconnect"):
+    for exe in ("switch/vswd/vswd", "switch/vswctl/vswctl", "bench/vsw-xconnect"):
         if not os.access(os.path.join(args.build, exe), os.X_OK):
             log("%s not built in %s" % (exe, args.build))
             return 1

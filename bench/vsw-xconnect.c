@@ -33,7 +33,7 @@
 #include <rte_mempool.h>
 #include <urcu-qsbr.h>
 
-#include <vsw/port.h>
+#include <vsw/vport.h>
 
 #define XC_BURST 32
 

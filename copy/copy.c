@@ -41,12 +41,12 @@
 
 /* Registry, lowest priority first: "auto" takes the last available. */
 static const struct vsw_copy_isa *const isas[] = {
-	&vsw_copy_isa_libc,
-	&vsw_copy_isa_scalar,
+	&copy_isa_libc,
+	&copy_isa_scalar,
 #if defined(__x86_64__)
-	&vsw_copy_isa_sse2,
-	&vsw_copy_isa_avx2,
-	&vsw_copy_isa_avx512,
+	&copy_isa_sse2,
+	&copy_isa_avx2,
+	&copy_isa_avx512,
 #endif
 };
 #define N_ISAS (sizeof(isas) / sizeof(isas[0]))
@@ -66,7 +66,7 @@ const struct vsw_copy_ops *vsw_copy_active_ops = &resolve_ops;
 _Thread_local struct vsw_copy_stats vsw_copy_thread_stats
 	__attribute__((tls_model("initial-exec")));
 bool vsw_copy_validating;
-size_t vsw_copy_large_min = SIZE_MAX;
+size_t copy_large_min = SIZE_MAX;
 
 static bool inited;
 static unsigned active_idx; /* index in isas[] */
@@ -155,7 +155,7 @@ large_min_apply(void)
 
 	if (vsw_copy_cpu_features() & VSW_COPY_CPU_ERMS)
 		v = large_min_pref;
-	__atomic_store_n(&vsw_copy_large_min, v, __ATOMIC_RELAXED);
+	__atomic_store_n(&copy_large_min, v, __ATOMIC_RELAXED);
 }
 
 static unsigned
@@ -269,7 +269,7 @@ vsw_copy_route(const void *dst, const void *src, size_t n)
 	if (n <= VSW_COPY_SMALL_MAX)
 		return VSW_COPY_PATH_SMALL;
 	if (active_isa()->large &&
-		n >= __atomic_load_n(&vsw_copy_large_min, __ATOMIC_RELAXED))
+		n >= __atomic_load_n(&copy_large_min, __ATOMIC_RELAXED))
 		return VSW_COPY_PATH_LARGE;
 	if ((((uintptr_t)dst ^ (uintptr_t)src) & (VSW_COPY_ALIGN - 1)) == 0)
 		return VSW_COPY_PATH_ALIGNED;
@@ -296,7 +296,7 @@ size_t
 vsw_copy_large_min_get(void)
 {
 	copy_init();
-	return __atomic_load_n(&vsw_copy_large_min, __ATOMIC_RELAXED);
+	return __atomic_load_n(&copy_large_min, __ATOMIC_RELAXED);
 }
 
 int
@@ -427,7 +427,7 @@ validate(void *dst, const void *src, size_t n, bool coaligned)
 			    src, n))
 			mismatch(isas[i]->name, path, dst, src, n);
 	}
-	if (n >= __atomic_load_n(&vsw_copy_large_min, __ATOMIC_RELAXED) &&
+	if (n >= __atomic_load_n(&copy_large_min, __ATOMIC_RELAXED) &&
 		!run_checked(large_fn, dst, src, n))
 		mismatch("rep-movsb", "large", dst, src, n);
 	/* Last the real thing, through the entry (counts the path once). */

@@ -130,7 +130,7 @@ copy_body(void *dst, const void *src, size_t n, bool coaligned, bool entry,
 		return;
 	}
 	/* Only entries route to the large path; raw bodies never do. */
-	if (entry && large && n >= vsw_copy_large_min) {
+	if (entry && large && n >= copy_large_min) {
 		copy_count(VSW_COPY_PATH_LARGE, n);
 		copy_large(dst, src, n);
 		return;

@@ -29,7 +29,7 @@ copy_libc_generic(void *dst, const void *src, size_t n)
 	memcpy(dst, src, n);
 }
 
-const struct vsw_copy_isa vsw_copy_isa_libc = {
+const struct vsw_copy_isa copy_isa_libc = {
 	.name = "libc",
 	.needs = 0,
 	.large = false,

@@ -21,16 +21,16 @@ struct vsw_copy_isa {
 	struct vsw_copy_ops raw; /* bodies only (the validator runs these) */
 };
 
-extern const struct vsw_copy_isa vsw_copy_isa_libc;
-extern const struct vsw_copy_isa vsw_copy_isa_scalar;
+extern const struct vsw_copy_isa copy_isa_libc;
+extern const struct vsw_copy_isa copy_isa_scalar;
 #if defined(__x86_64__)
-extern const struct vsw_copy_isa vsw_copy_isa_sse2;
-extern const struct vsw_copy_isa vsw_copy_isa_avx2;
-extern const struct vsw_copy_isa vsw_copy_isa_avx512;
+extern const struct vsw_copy_isa copy_isa_sse2;
+extern const struct vsw_copy_isa copy_isa_avx2;
+extern const struct vsw_copy_isa copy_isa_avx512;
 #endif
 
 /* Effective large-path threshold (SIZE_MAX: off); written by copy.c. */
-extern size_t vsw_copy_large_min;
+extern size_t copy_large_min;
 
 static inline void
 copy_count(enum vsw_copy_path path, size_t n)
@@ -83,7 +83,7 @@ copy_large(void *dst, const void *src, size_t n)
 	{                                                                      \
 		copy_body(dst, src, n, false, false, false);                   \
 	}                                                                      \
-	const struct vsw_copy_isa vsw_copy_isa_##isa = {                       \
+	const struct vsw_copy_isa copy_isa_##isa = {                       \
 		.name = (name_),                                               \
 		.needs = (needs_),                                             \
 		.large = (large_),                                             \

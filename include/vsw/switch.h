@@ -22,30 +22,14 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include <vsw/pmd.h>
+#include <vsw/port.h>
 #include <vsw/rule.h>
 
-struct rte_mbuf;
 
 #define VSW_SWITCH_MAX_PORTS 256
 #define VSW_SWITCH_MAX_PMDS 16
 #define VSW_SWITCH_BURST 32
-#define VSW_PORT_NAME_MAX 32
-
-/*
- * A port as the switch sees it. port is the pointer given to
- * vsw_switch_port_add(). rx_burst returns how many mbufs it stored in pkts.
- * tx_burst returns how many of pkts it took (it owns those now); the switch
- * frees the rest and counts them as tx drops. A PMD uses tx queue
- * (pmd index % n_txq): with fewer tx queues than PMDs, tx_burst must be
- * safe for concurrent callers on one queue. rx queues are polled by one PMD
- * at a time.
- */
-struct vsw_port_ops {
-	uint16_t (*rx_burst)(void *port, uint16_t queue,
-		struct rte_mbuf **pkts, uint16_t n);
-	uint16_t (*tx_burst)(void *port, uint16_t queue,
-		struct rte_mbuf **pkts, uint16_t n);
-};
 
 struct vsw_switch_config {
 	unsigned n_pmds;                       /* 1..VSW_SWITCH_MAX_PMDS */
@@ -148,27 +132,6 @@ int vsw_switch_pmds_start(struct vsw_switch *sw);
 /* Stop and wait for every launched PMD. */
 void vsw_switch_pmds_stop(struct vsw_switch *sw);
 
-/*
- * One poll iteration: every rx queue assigned to this PMD, output batches
- * flushed, stats. Returns packets received. The calling thread must be a
- * registered RCU reader; it must call rcu_quiescent_state() between
- * iterations (vsw_pmd_main does both).
- */
-unsigned vsw_pmd_poll_once(struct vsw_pmd *pmd);
-/* lcore entry point: register, poll until stopped, unregister. */
-int vsw_pmd_main(void *pmd);
-
-/*
- * The switch path without I/O, for benchmarks and tests: classify and act
- * on n (<= VSW_SWITCH_BURST) packets that arrived on in_port; outputs go to
- * the output batches, which vsw_pmd_flush() sends. Same thread rules as
- * vsw_pmd_poll_once(); no quiescent state between process and flush.
- */
-/* in_port < VSW_SWITCH_MAX_PORTS. */
-void vsw_pmd_process_burst(struct vsw_pmd *pmd, uint16_t in_port,
-	struct rte_mbuf **pkts, unsigned n);
-void vsw_pmd_flush(struct vsw_pmd *pmd);
-
 /* EMC insertion probability 1/inv_prob for every PMD (0 = never insert);
  * PMDs apply it at their next iteration. No effect if emc_entries was 0. */
 void vsw_switch_set_emc_insert_inv_prob(struct vsw_switch *sw,
@@ -188,40 +151,6 @@ unsigned vsw_switch_mac_count(struct vsw_switch *sw);
 void vsw_switch_mac_flush(struct vsw_switch *sw);
 
 /* ---- stats (any thread; counters have one writer, the PMD) ---- */
-
-/* Per-PMD counters: X(enum suffix, name). */
-#define VSW_PMD_COUNTERS(X)                                                   \
-	X(RX, "rx_packets")                                                   \
-	X(EMC_HIT, "emc_hits")                                                \
-	X(CLS_HIT, "classifier_hits")                                         \
-	X(SUBTABLE_LOOKUPS, "subtable_lookups")                               \
-	X(TX, "tx_packets")                                                   \
-	X(CLONES, "multi_output_clones")                                      \
-	X(DROP_NO_RULE, "drop_no_rule")                                       \
-	X(DROP_ACTION, "drop_action")                                         \
-	X(DROP_NO_OUTPUT, "drop_no_output")                                   \
-	X(DROP_PORT_GONE, "drop_port_gone")                                   \
-	X(DROP_VLAN, "drop_vlan_edit")                                        \
-	X(DROP_TX_FULL, "drop_tx_full")                                       \
-	X(BATCHES, "output_batches")                                          \
-	X(BATCH_PKTS, "output_batch_packets")                                 \
-	X(ITER_BUSY, "busy_iterations")                                       \
-	X(ITER_IDLE, "idle_iterations")                                       \
-	X(CYCLES_BUSY, "busy_cycles")                                         \
-	X(CYCLES_IDLE, "idle_cycles")
-
-enum vsw_pmd_counter {
-#define VSW_PMD_COUNTER_ENUM(e, s) VSW_PMD_##e,
-	VSW_PMD_COUNTERS(VSW_PMD_COUNTER_ENUM)
-#undef VSW_PMD_COUNTER_ENUM
-	VSW_PMD_N_COUNTERS
-};
-
-/* The drop reasons are the contiguous range [FIRST, LAST]. */
-#define VSW_PMD_DROP_FIRST VSW_PMD_DROP_NO_RULE
-#define VSW_PMD_DROP_LAST VSW_PMD_DROP_TX_FULL
-
-const char *vsw_pmd_counter_name(enum vsw_pmd_counter c);
 
 struct vsw_pmd_stats {
 	uint64_t c[VSW_PMD_N_COUNTERS];
@@ -246,22 +175,5 @@ struct vsw_port_stats {
 /* Summed over PMDs; -ENOENT if there is no such port. */
 int vsw_switch_port_stats(struct vsw_switch *sw, uint16_t port_no,
 	struct vsw_port_stats *out);
-
-/* ---- in-memory ring port (tests, benchmarks, internal ports) ---- */
-
-struct vsw_ring_port;
-/* size: ring entries per direction (power of two). NULL on failure. */
-struct vsw_ring_port *vsw_ring_port_create(const char *name, unsigned size);
-/* Frees packets still queued. */
-void vsw_ring_port_destroy(struct vsw_ring_port *p);
-extern const struct vsw_port_ops vsw_ring_port_ops;
-/* Queue packets for the switch to receive: returns how many fit. */
-unsigned vsw_ring_port_inject(struct vsw_ring_port *p,
-	struct rte_mbuf **pkts, unsigned n);
-/* Take packets the switch sent to this port: returns how many. */
-unsigned vsw_ring_port_collect(struct vsw_ring_port *p,
-	struct rte_mbuf **pkts, unsigned n);
-/* Make tx_burst accept at most this many per call (tests of tx drops). */
-void vsw_ring_port_set_tx_limit(struct vsw_ring_port *p, unsigned limit);
 
 #endif /* VSW_SWITCH_H */

@@ -84,7 +84,7 @@ class Checks:
 
 def main():
     build = sys.argv[1]
-    vswd = os.path.join(build, "switch", "vswd")
+    vswd = os.path.join(build, "switch", "vswd", "vswd")
     tmp = tempfile.mkdtemp(prefix="vsw-ctl-")
     run_dir = os.path.join(tmp, "run")
     path = os.path.join(run_dir, "vswd.ctl")

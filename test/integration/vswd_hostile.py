@@ -59,7 +59,7 @@ class Vswd:
         self.log_path = os.path.join(tmp, "vswd.log")
         self.log = open(self.log_path, "w+")
         self.p = subprocess.Popen(
-            [os.path.join(build, "switch", "vswd"), "--run-dir",
+            [os.path.join(build, "switch", "vswd", "vswd"), "--run-dir",
              self.run_dir, "--no-default-config", "--", "--no-huge", "-m",
              "512", "--no-shconf", "--file-prefix=vswhostile%d" % os.getpid(),
              "-l", "0,1", "--log-level=*:notice"],

@@ -288,8 +288,8 @@ class Vswd:
 
     def __init__(self, build, run_dir, log_dir, tag, config=None,
                  default_config=True, eal=(), nice=0):
-        self.vswd = os.path.join(build, "switch", "vswd")
-        self.vswctl = os.path.join(build, "switch", "vswctl")
+        self.vswd = os.path.join(build, "switch", "vswd", "vswd")
+        self.vswctl = os.path.join(build, "switch", "vswctl", "vswctl")
         self.run_dir = run_dir
         self.ctl_path = os.path.join(run_dir, "vswd.ctl")
         argv = [self.vswd, "--run-dir", run_dir]

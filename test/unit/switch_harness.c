@@ -52,10 +52,10 @@ ctx_new(unsigned n_pmds, unsigned n_ports, uint32_t emc_inv_prob)
 		char name[16];
 
 		snprintf(name, sizeof(name), "p%u", i);
-		c->rp[i] = vsw_ring_port_create(name, harness_ring_size);
+		c->rp[i] = vsw_port_ring_create(name, harness_ring_size);
 		assert_non_null(c->rp[i]);
 		assert_int_equal(vsw_switch_port_add(c->sw, name,
-					 &vsw_ring_port_ops, c->rp[i], 1, 1),
+					 &vsw_port_ring_ops, c->rp[i], 1, 1),
 			(int)i);
 	}
 	return c;
@@ -71,7 +71,7 @@ ctx_free(struct ctx *c)
 		if (c->rp[i] != NULL)
 			vsw_switch_port_del(c->sw, (uint16_t)i);
 	for (i = 0; i < c->n_ports; i++)
-		vsw_ring_port_destroy(c->rp[i]);
+		vsw_port_ring_destroy(c->rp[i]);
 	vsw_switch_destroy(c->sw);
 	free(c);
 	assert_int_equal(rte_mempool_in_use_count(pool), 0);
@@ -163,7 +163,7 @@ pkt_seq(const struct rte_mbuf *m)
 void
 inject(struct ctx *c, unsigned port, struct rte_mbuf **pkts, unsigned n)
 {
-	assert_int_equal(vsw_ring_port_inject(c->rp[port], pkts, n), n);
+	assert_int_equal(vsw_port_ring_inject(c->rp[port], pkts, n), n);
 }
 
 /* Single-threaded PMD iterations until every PMD is idle. */
@@ -183,7 +183,7 @@ poll_all(struct ctx *c)
 unsigned
 collect(struct ctx *c, unsigned port, struct rte_mbuf **out, unsigned max)
 {
-	return vsw_ring_port_collect(c->rp[port], out, max);
+	return vsw_port_ring_collect(c->rp[port], out, max);
 }
 
 void

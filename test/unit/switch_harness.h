@@ -26,7 +26,7 @@ extern uint32_t harness_mac_entries;
 
 struct ctx {
 	struct vsw_switch *sw;
-	struct vsw_ring_port *rp[MAX_TP];
+	struct vsw_port_ring *rp[MAX_TP];
 	unsigned n_ports;
 	unsigned n_pmds;
 	bool port_sums_off; /* port deleted or PMD stats cleared */

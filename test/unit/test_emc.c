@@ -13,6 +13,7 @@
 #include <cmocka.h>
 
 #include <vsw/dpcls.h>
+#include <vsw/emc.h>
 
 static void
 emc_key(struct vsw_flow_key *k, unsigned i)

@@ -173,7 +173,7 @@ test_flood(void **state)
 		if (p == 2)
 			continue;
 		assert_int_equal(vsw_switch_port_del(c->sw, (uint16_t)p), 0);
-		vsw_ring_port_destroy(c->rp[p]);
+		vsw_port_ring_destroy(c->rp[p]);
 		c->rp[p] = NULL;
 	}
 	c->port_sums_off = true;
@@ -398,7 +398,7 @@ test_normal_aging_moves(void **state)
 	assert_int_equal(vsw_switch_port_del(c->sw, 2), 0);
 	c->port_sums_off = true;
 	assert_int_equal(vsw_switch_mac_lookup(c->sw, ma), -ENOENT);
-	vsw_ring_port_destroy(c->rp[2]);
+	vsw_port_ring_destroy(c->rp[2]);
 	c->rp[2] = NULL;
 	assert_int_equal(send_one(c, 1, 1, 0), 0x9); /* flood skips port 2 */
 	vsw_switch_mac_flush(c->sw);
@@ -519,7 +519,7 @@ test_output_batching(void **state)
 		assert_int_equal(pkt_seq(out[i]), i);
 	free_all(out, n);
 	/* A port that takes 10 per call: the rest is freed and counted. */
-	vsw_ring_port_set_tx_limit(c->rp[3], 10);
+	vsw_port_ring_set_tx_limit(c->rp[3], 10);
 	for (i = 0; i < 32; i++)
 		in[i] = mk_pkt(b, a, -1, 1, i, PKT_LEN);
 	inject(c, 0, in, 32);

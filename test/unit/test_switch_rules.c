@@ -219,11 +219,11 @@ test_ports_and_pmds(void **state)
 	(void)state;
 	host_mac(0, a);
 	add_rule(c, "actions=drop");
-	assert_int_equal(vsw_switch_port_add(c->sw, "p1", &vsw_ring_port_ops,
+	assert_int_equal(vsw_switch_port_add(c->sw, "p1", &vsw_port_ring_ops,
 				 c->rp[1], 1, 1),
 		-EEXIST);
 	assert_int_equal(vsw_switch_port_add(
-				 c->sw, "", &vsw_ring_port_ops, c->rp[1], 1, 1),
+				 c->sw, "", &vsw_port_ring_ops, c->rp[1], 1, 1),
 		-EINVAL);
 	assert_int_equal(vsw_switch_port_lookup("p3", c->sw), 3);
 	assert_string_equal(vsw_switch_port_name(2, c->sw), "p2");
@@ -254,7 +254,7 @@ test_ports_and_pmds(void **state)
 	assert_int_equal(s1.c[VSW_PMD_RX], 3);
 	/* The lowest free number is reused; its counters start at zero. */
 	no = vsw_switch_port_add(
-		c->sw, "again", &vsw_ring_port_ops, c->rp[1], 1, 1);
+		c->sw, "again", &vsw_port_ring_ops, c->rp[1], 1, 1);
 	assert_int_equal(no, 1);
 	{
 		struct vsw_port_stats ps;
@@ -371,7 +371,7 @@ test_concurrent_replace(void **state)
 		for (k = 0; k < PER_ROUND; k++, seq++)
 			in[k] = mk_pkt(mb, ma, -1, 0x0a000000 + seq % FLOWS,
 				seq, PKT_LEN);
-		k = vsw_ring_port_inject(c->rp[0], in, PER_ROUND);
+		k = vsw_port_ring_inject(c->rp[0], in, PER_ROUND);
 		if (k < PER_ROUND) { /* ring full: take them back */
 			free_all(&in[k], PER_ROUND - k);
 			memset(&seen[seq - PER_ROUND + k], 2, PER_ROUND - k);
@@ -496,7 +496,7 @@ learn_round(struct ctx *c, struct learn_log *lg, unsigned r)
 			lg->dst_of[lg->n] = (uint8_t)dst;
 		}
 		for (k = 0; k < L_BURST; rte_pause()) /* until all fit */
-			k += vsw_ring_port_inject(
+			k += vsw_port_ring_inject(
 				c->rp[port], &in[k], L_BURST - k);
 	}
 	wait_received(c, lg->n);

@@ -29,7 +29,7 @@
 #include <rte_mbuf.h>
 #include <rte_vhost.h>
 
-#include <vsw/port.h>
+#include <vsw/vport.h>
 
 #include "test_vport.h"
 

@@ -37,7 +37,7 @@
 #include <rte_vhost.h>
 #include <urcu-qsbr.h>
 
-#include <vsw/port.h>
+#include <vsw/vport.h>
 
 #include "test_vport.h"
 

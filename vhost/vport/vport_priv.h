@@ -14,13 +14,13 @@
 
 #include <rte_log.h>
 
-#include <vsw/port.h>
+#include <vsw/vport.h>
 #include <vsw/virtq.h>
 
-extern int vsw_vport_logtype;
+extern int vport_logtype;
 
 #define VPORT_LOG(level, port, fmt, ...)                                   \
-	rte_log(RTE_LOG_##level, vsw_vport_logtype, "vport %s: " fmt "\n", \
+	rte_log(RTE_LOG_##level, vport_logtype, "vport %s: " fmt "\n", \
 		(port)->name, ##__VA_ARGS__)
 
 /*

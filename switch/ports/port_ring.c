@@ -15,7 +15,7 @@
 
 #include <vsw/switch.h>
 
-struct vsw_ring_port {
+struct vsw_port_ring {
 	struct rte_ring *rx;
 	struct rte_ring *tx;
 	unsigned tx_limit;
@@ -24,7 +24,7 @@ struct vsw_ring_port {
 static uint16_t
 ring_rx_burst(void *port, uint16_t queue, struct rte_mbuf **pkts, uint16_t n)
 {
-	struct vsw_ring_port *p = port;
+	struct vsw_port_ring *p = port;
 
 	(void)queue;
 	return (uint16_t)rte_ring_dequeue_burst(p->rx, (void **)pkts, n, NULL);
@@ -33,7 +33,7 @@ ring_rx_burst(void *port, uint16_t queue, struct rte_mbuf **pkts, uint16_t n)
 static uint16_t
 ring_tx_burst(void *port, uint16_t queue, struct rte_mbuf **pkts, uint16_t n)
 {
-	struct vsw_ring_port *p = port;
+	struct vsw_port_ring *p = port;
 
 	(void)queue;
 	if (n > p->tx_limit)
@@ -41,7 +41,7 @@ ring_tx_burst(void *port, uint16_t queue, struct rte_mbuf **pkts, uint16_t n)
 	return (uint16_t)rte_ring_enqueue_burst(p->tx, (void **)pkts, n, NULL);
 }
 
-const struct vsw_port_ops vsw_ring_port_ops = {
+const struct vsw_port_ops vsw_port_ring_ops = {
 	.rx_burst = ring_rx_burst,
 	.tx_burst = ring_tx_burst,
 };
@@ -56,10 +56,10 @@ drain(struct rte_ring *r)
 		rte_pktmbuf_free_bulk(m, n);
 }
 
-struct vsw_ring_port *
-vsw_ring_port_create(const char *name, unsigned size)
+struct vsw_port_ring *
+vsw_port_ring_create(const char *name, unsigned size)
 {
-	struct vsw_ring_port *p = calloc(1, sizeof(*p));
+	struct vsw_port_ring *p = calloc(1, sizeof(*p));
 	char rname[RTE_RING_NAMESIZE];
 
 	if (p == NULL)
@@ -72,14 +72,14 @@ vsw_ring_port_create(const char *name, unsigned size)
 	p->tx = rte_ring_create(rname, size, SOCKET_ID_ANY, RING_F_SC_DEQ);
 	(void)name;
 	if (p->rx == NULL || p->tx == NULL) {
-		vsw_ring_port_destroy(p);
+		vsw_port_ring_destroy(p);
 		return NULL;
 	}
 	return p;
 }
 
 void
-vsw_ring_port_destroy(struct vsw_ring_port *p)
+vsw_port_ring_destroy(struct vsw_port_ring *p)
 {
 	if (p == NULL)
 		return;
@@ -95,21 +95,21 @@ vsw_ring_port_destroy(struct vsw_ring_port *p)
 }
 
 unsigned
-vsw_ring_port_inject(
-	struct vsw_ring_port *p, struct rte_mbuf **pkts, unsigned n)
+vsw_port_ring_inject(
+	struct vsw_port_ring *p, struct rte_mbuf **pkts, unsigned n)
 {
 	return rte_ring_enqueue_burst(p->rx, (void **)pkts, n, NULL);
 }
 
 unsigned
-vsw_ring_port_collect(
-	struct vsw_ring_port *p, struct rte_mbuf **pkts, unsigned n)
+vsw_port_ring_collect(
+	struct vsw_port_ring *p, struct rte_mbuf **pkts, unsigned n)
 {
 	return rte_ring_dequeue_burst(p->tx, (void **)pkts, n, NULL);
 }
 
 void
-vsw_ring_port_set_tx_limit(struct vsw_ring_port *p, unsigned limit)
+vsw_port_ring_set_tx_limit(struct vsw_port_ring *p, unsigned limit)
 {
 	p->tx_limit = limit;
 }

@@ -84,9 +84,9 @@ vsw_switch_create(const struct vsw_switch_config *cfg)
 	for (i = 0; i < cfg->n_pmds; i++)
 		if ((sw->pmd[i] = pmd_create(sw, i)) == NULL)
 			goto fail;
-	sw->mac = vsw_mac_table_create(cfg->mac_entries, cfg->mac_max_age);
-	if (sw->mac == NULL || vsw_port_table_init(sw) < 0 ||
-		vsw_rule_table_init(sw) < 0)
+	sw->mac = mac_table_create(cfg->mac_entries, cfg->mac_max_age);
+	if (sw->mac == NULL || port_table_init(sw) < 0 ||
+		rule_table_init(sw) < 0)
 		goto fail;
 	return sw;
 fail:
@@ -102,9 +102,9 @@ vsw_switch_destroy(struct vsw_switch *sw)
 
 	if (sw == NULL)
 		return;
-	vsw_rule_table_fini(sw);
-	vsw_port_table_fini(sw);
-	vsw_mac_table_destroy(sw->mac);
+	rule_table_fini(sw);
+	port_table_fini(sw);
+	mac_table_destroy(sw->mac);
 	for (i = 0; i < VSW_SWITCH_MAX_PMDS; i++)
 		pmd_destroy(sw->pmd[i]);
 	free(sw);
@@ -125,13 +125,13 @@ vsw_switch_set_emc_insert_inv_prob(struct vsw_switch *sw, uint32_t inv_prob)
 unsigned
 vsw_switch_mac_age(struct vsw_switch *sw, uint64_t now)
 {
-	return vsw_mac_table_age(sw->mac, now);
+	return mac_table_age(sw->mac, now);
 }
 
 int
 vsw_switch_mac_lookup(struct vsw_switch *sw, const uint8_t mac[6])
 {
-	int port = vsw_mac_find(sw->mac, mac);
+	int port = mac_find(sw->mac, mac);
 
 	return port < 0 ? -ENOENT : port;
 }
@@ -139,11 +139,11 @@ vsw_switch_mac_lookup(struct vsw_switch *sw, const uint8_t mac[6])
 unsigned
 vsw_switch_mac_count(struct vsw_switch *sw)
 {
-	return vsw_mac_table_count(sw->mac);
+	return mac_table_count(sw->mac);
 }
 
 void
 vsw_switch_mac_flush(struct vsw_switch *sw)
 {
-	vsw_mac_table_flush_port(sw->mac, -1);
+	mac_table_flush_port(sw->mac, -1);
 }

@@ -75,7 +75,7 @@ publish(struct vsw_switch *sw, struct vsw_port *const *ports)
 }
 
 int
-vsw_port_table_init(struct vsw_switch *sw)
+port_table_init(struct vsw_switch *sw)
 {
 	struct vsw_port *none[VSW_SWITCH_MAX_PORTS] = {0};
 
@@ -84,7 +84,7 @@ vsw_port_table_init(struct vsw_switch *sw)
 }
 
 void
-vsw_port_table_fini(struct vsw_switch *sw)
+port_table_fini(struct vsw_switch *sw)
 {
 	unsigned i;
 
@@ -155,7 +155,7 @@ vsw_switch_port_add(struct vsw_switch *sw, const char *name,
 	p->ops = ops;
 	p->ctx = ctx;
 	ports[no] = p;
-	vsw_port_stats_rebase(sw, (uint16_t)no);
+	port_stats_rebase(sw, (uint16_t)no);
 	rc = publish(sw, ports);
 	if (rc < 0) {
 		free(p);
@@ -210,7 +210,7 @@ vsw_switch_port_del(struct vsw_switch *sw, uint16_t port_no)
 		return rc;
 	/* After the grace period no PMD learns on or sends to it any more. */
 	free(p);
-	vsw_mac_table_flush_port(sw->mac, port_no);
+	mac_table_flush_port(sw->mac, port_no);
 	return 0;
 }
 

@@ -47,7 +47,7 @@ mac_hash(uint64_t mac)
 }
 
 struct vsw_mac_table *
-vsw_mac_table_create(uint32_t entries, uint32_t max_age)
+mac_table_create(uint32_t entries, uint32_t max_age)
 {
 	struct vsw_mac_table *t;
 	uint32_t n = 16;
@@ -68,7 +68,7 @@ vsw_mac_table_create(uint32_t entries, uint32_t max_age)
 }
 
 void
-vsw_mac_table_destroy(struct vsw_mac_table *t)
+mac_table_destroy(struct vsw_mac_table *t)
 {
 	if (t == NULL)
 		return;
@@ -77,7 +77,7 @@ vsw_mac_table_destroy(struct vsw_mac_table *t)
 }
 
 uint32_t
-vsw_mac_table_epoch(const struct vsw_mac_table *t)
+mac_table_epoch(const struct vsw_mac_table *t)
 {
 	return __atomic_load_n(&t->epoch, __ATOMIC_RELAXED);
 }
@@ -90,7 +90,7 @@ touch(struct vsw_mac_slot *s, uint32_t epoch)
 }
 
 void
-vsw_mac_learn(struct vsw_mac_table *t, const uint8_t src[6], uint16_t in_port,
+mac_learn(struct vsw_mac_table *t, const uint8_t src[6], uint16_t in_port,
 	uint32_t epoch)
 {
 	uint64_t mac = mac_u64(src);
@@ -127,7 +127,7 @@ vsw_mac_learn(struct vsw_mac_table *t, const uint8_t src[6], uint16_t in_port,
 }
 
 int
-vsw_mac_find(const struct vsw_mac_table *t, const uint8_t m[6])
+mac_find(const struct vsw_mac_table *t, const uint8_t m[6])
 {
 	uint64_t mac = mac_u64(m);
 	const struct vsw_mac_slot *base = &t->slot[mac_hash(mac) & t->mask];
@@ -153,7 +153,7 @@ clear_slot(struct vsw_mac_slot *s, uint64_t w)
 }
 
 unsigned
-vsw_mac_table_age(struct vsw_mac_table *t, uint64_t now)
+mac_table_age(struct vsw_mac_table *t, uint64_t now)
 {
 	uint32_t e = (uint32_t)now;
 	unsigned i, removed = 0;
@@ -171,7 +171,7 @@ vsw_mac_table_age(struct vsw_mac_table *t, uint64_t now)
 }
 
 void
-vsw_mac_table_flush_port(struct vsw_mac_table *t, int port)
+mac_table_flush_port(struct vsw_mac_table *t, int port)
 {
 	unsigned i;
 
@@ -185,7 +185,7 @@ vsw_mac_table_flush_port(struct vsw_mac_table *t, int port)
 }
 
 unsigned
-vsw_mac_table_count(const struct vsw_mac_table *t)
+mac_table_count(const struct vsw_mac_table *t)
 {
 	unsigned i, n = 0;
 

@@ -14,6 +14,6 @@ struct vsw_rule_shorthand {
 	bool has_proto;
 };
 
-const struct vsw_rule_shorthand *vsw_rule_shorthands(unsigned *n);
+const struct vsw_rule_shorthand *rule_shorthands(unsigned *n);
 
 #endif /* VSW_RULE_PRIV_H */

@@ -50,8 +50,8 @@ rule_stats_sum(
 
 	s->packets = s->bytes = 0;
 	for (i = 0; i < sw->cfg.n_pmds; i++) {
-		s->packets += vsw_ctr_read(&sw->pmd[i]->rule_ctr[id].packets);
-		s->bytes += vsw_ctr_read(&sw->pmd[i]->rule_ctr[id].bytes);
+		s->packets += ctr_read(&sw->pmd[i]->rule_ctr[id].packets);
+		s->bytes += ctr_read(&sw->pmd[i]->rule_ctr[id].bytes);
 	}
 }
 
@@ -70,7 +70,7 @@ rule_new(struct vsw_switch *sw, const struct vsw_rule *r, int32_t id, int *err)
 		return NULL;
 	memset(sr, 0, sizeof(*sr));
 	sr->rule = *r;
-	*err = vsw_actions_compile(sr);
+	*err = actions_compile(sr);
 	if (*err < 0) {
 		free(sr);
 		return NULL;
@@ -125,7 +125,7 @@ publish(struct vsw_switch *sw, struct vsw_dpcls *cls)
 }
 
 int
-vsw_rule_table_init(struct vsw_switch *sw)
+rule_table_init(struct vsw_switch *sw)
 {
 	uint32_t n = sw->cfg.max_rules, i, hn = 16;
 	struct vsw_dpcls *cls;
@@ -150,7 +150,7 @@ vsw_rule_table_init(struct vsw_switch *sw)
 }
 
 void
-vsw_rule_table_fini(struct vsw_switch *sw)
+rule_table_fini(struct vsw_switch *sw)
 {
 	uint32_t i;
 
@@ -496,7 +496,7 @@ vsw_switch_rerank(struct vsw_switch *sw)
 			rt->gen)
 			continue;
 		for (i = 0; i < n; i++)
-			hits[i] += vsw_ctr_read(&pmd->subtable_hits[i]);
+			hits[i] += ctr_read(&pmd->subtable_hits[i]);
 	}
 	cls = vsw_dpcls_clone(rt->cls);
 	if (cls == NULL)

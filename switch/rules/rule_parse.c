@@ -210,7 +210,7 @@ static const struct vsw_rule_shorthand shorthands[] = {
 };
 
 const struct vsw_rule_shorthand *
-vsw_rule_shorthands(unsigned *n)
+rule_shorthands(unsigned *n)
 {
 	*n = sizeof(shorthands) / sizeof(shorthands[0]);
 	return shorthands;

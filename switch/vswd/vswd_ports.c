@@ -21,7 +21,7 @@
 #include <rte_mbuf.h>
 #include <rte_spinlock.h>
 
-#include <vsw/port.h>
+#include <vsw/vport.h>
 #include <vsw/switch.h>
 
 #include "vswd_priv.h"

@@ -27,7 +27,7 @@
 
 #include "vport_priv.h"
 
-RTE_LOG_REGISTER(vsw_vport_logtype, vsw.vport, INFO);
+RTE_LOG_REGISTER(vport_logtype, vsw.vport, INFO);
 
 /* What we offer: split ring, mergeable RX, indirect, event idx, MQ. */
 #define VPORT_FEATURES                                                     \

@@ -16,7 +16,7 @@
 
 #include <rte_spinlock.h>
 
-#include <vsw/port.h>
+#include <vsw/vport.h>
 #include <vsw/switch.h>
 
 struct ev_loop;

@@ -17,7 +17,7 @@
 
 #include "virtq_priv.h"
 
-RTE_LOG_REGISTER(vsw_virtq_logtype, vsw.virtq, NOTICE);
+RTE_LOG_REGISTER(virtq_logtype, vsw.virtq, NOTICE);
 
 static const char *const stat_names[] = {
 #define VSW_VIRTQ_STAT_NAME(e, s) [VSW_VIRTQ_STAT_##e] = s,

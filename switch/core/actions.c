@@ -85,7 +85,7 @@ run_edits(struct vsw_pmd *pmd, const struct vsw_sw_rule *r,
 				     : vlan_strip(pkts[i]);
 		if (unlikely(rc < 0)) {
 			rte_pktmbuf_free(pkts[i]);
-			vsw_ctr_add(&pmd->ctr[VSW_PMD_DROP_VLAN], 1);
+			ctr_add(&pmd->ctr[VSW_PMD_DROP_VLAN], 1);
 			continue;
 		}
 		keys[j] = keys[i];
@@ -104,10 +104,10 @@ out_multi(struct vsw_pmd *pmd, const uint16_t *ports, unsigned k,
 	if (k > 1) {
 		for (i = 0; i < n; i++)
 			rte_pktmbuf_refcnt_update(pkts[i], (int16_t)(k - 1));
-		vsw_ctr_add(&pmd->ctr[VSW_PMD_CLONES], (uint64_t)n * (k - 1));
+		ctr_add(&pmd->ctr[VSW_PMD_CLONES], (uint64_t)n * (k - 1));
 	}
 	for (p = 0; p < k; p++) {
-		struct vsw_out_batch *b = vsw_out_batch_get(pmd, ports[p]);
+		struct vsw_out_batch *b = out_batch_get(pmd, ports[p]);
 		struct rte_mbuf **dst = &b->pkts[b->n];
 
 		for (i = 0; i < n; i++) /* room ensured: no bound check */
@@ -121,7 +121,7 @@ drop(struct vsw_pmd *pmd, enum vsw_pmd_counter why, struct rte_mbuf **pkts,
 	unsigned n)
 {
 	rte_pktmbuf_free_bulk(pkts, n);
-	vsw_ctr_add(&pmd->ctr[why], n);
+	ctr_add(&pmd->ctr[why], n);
 }
 
 /* Present ports from list[0..n) except in_port; sets *gone if any absent. */
@@ -164,7 +164,7 @@ run_normal(struct vsw_pmd *pmd, uint16_t in_port, struct rte_mbuf **pkts,
 {
 	struct vsw_mac_table *mac = pmd->sw->mac;
 	const struct vsw_port_table *pt = pmd->pt;
-	uint32_t epoch = vsw_mac_table_epoch(mac);
+	uint32_t epoch = mac_table_epoch(mac);
 	uint16_t flood[VSW_SWITCH_MAX_PORTS];
 	bool gone = false;
 	unsigned i, k;
@@ -175,14 +175,14 @@ run_normal(struct vsw_pmd *pmd, uint16_t in_port, struct rte_mbuf **pkts,
 		const struct vsw_flow_key *key = keys[i];
 		int port = -1;
 
-		vsw_mac_learn(mac, key->dl_src, in_port, epoch);
+		mac_learn(mac, key->dl_src, in_port, epoch);
 		if (!(key->dl_dst[0] & 1))
-			port = vsw_mac_find(mac, key->dl_dst);
+			port = mac_find(mac, key->dl_dst);
 		if (port == in_port) { /* never back where it came from */
 			drop(pmd, VSW_PMD_DROP_NO_OUTPUT, &pkts[i], 1);
 		} else if (port >= 0 && pt->port[port] != NULL) {
 			struct vsw_out_batch *b =
-				vsw_out_batch_get(pmd, (uint16_t)port);
+				out_batch_get(pmd, (uint16_t)port);
 
 			b->pkts[b->n++] = pkts[i];
 		} else if (k > 0) { /* unknown, broadcast, multicast: flood */
@@ -216,8 +216,8 @@ run_rule(struct vsw_pmd *pmd, const struct vsw_sw_rule *r, uint16_t in_port,
 
 	for (i = 0; i < n; i++)
 		bytes += rte_pktmbuf_pkt_len(pkts[i]);
-	vsw_ctr_add(&rc->packets, n);
-	vsw_ctr_add(&rc->bytes, bytes);
+	ctr_add(&rc->packets, n);
+	ctr_add(&rc->bytes, bytes);
 	if (likely(r->out_kind == VSW_OUT_PORTS && r->n_edits == 0 &&
 		    single_out(pmd, r, in_port))) {
 		out_multi(pmd, r->out_ports, 1, pkts, n);
@@ -246,7 +246,7 @@ run_rule(struct vsw_pmd *pmd, const struct vsw_sw_rule *r, uint16_t in_port,
 }
 
 void
-vsw_actions_burst(struct vsw_pmd *pmd, uint16_t in_port, struct rte_mbuf **pkts,
+actions_burst(struct vsw_pmd *pmd, uint16_t in_port, struct rte_mbuf **pkts,
 	const struct vsw_flow_key *keys, void *const *res, unsigned n)
 {
 	const struct vsw_flow_key *kp[VSW_SWITCH_BURST];
@@ -299,7 +299,7 @@ check_action(
 }
 
 int
-vsw_actions_compile(struct vsw_sw_rule *r)
+actions_compile(struct vsw_sw_rule *r)
 {
 	unsigned seen = 0;
 	uint32_t i;

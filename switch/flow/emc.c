@@ -14,6 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <vsw/emc.h>
+
 #include "dpcls_priv.h"
 
 #define EMC_HASH_BASIS 0x6a09e667f3bcc908ull

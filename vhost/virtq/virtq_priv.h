@@ -17,14 +17,14 @@
 
 #include <vsw/virtq.h>
 
-extern int vsw_virtq_logtype;
+extern int virtq_logtype;
 
 /* Guest-caused problems: one line per queue per second at most. */
 void virtq_log_guest(struct vsw_virtq *vq, const char *fmt, ...)
 	__rte_cold __rte_format_printf(2, 3);
 
 #define VIRTQ_LOG(level, fmt, ...)                                             \
-	rte_log(RTE_LOG_##level, vsw_virtq_logtype, "vsw.virtq: " fmt "\n",   \
+	rte_log(RTE_LOG_##level, virtq_logtype, "vsw.virtq: " fmt "\n",   \
 		##__VA_ARGS__)
 
 static inline void

@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <vsw/port.h>
+#include <vsw/vport.h>
 #include <vsw/switch.h>
 #include <vsw/virtq.h>
 

@@ -134,7 +134,7 @@ put_protocol(struct out *o, const struct vsw_rule *r)
 	const struct vsw_rule_shorthand *sh;
 	unsigned i, n;
 
-	sh = vsw_rule_shorthands(&n);
+	sh = rule_shorthands(&n);
 	for (i = 0; i < n; i++) {
 		if (sh[i].dl_type != t || sh[i].has_proto != has_proto ||
 			(has_proto && sh[i].nw_proto != r->key.nw_proto))

@@ -64,9 +64,9 @@ classify(struct vsw_pmd *pmd, const struct vsw_rule_table *rt,
 		for (none = miss & ~found; none != 0; none &= none - 1)
 			res[__builtin_ctz(none)] = NULL;
 	}
-	vsw_ctr_add(
+	ctr_add(
 		&pmd->ctr[VSW_PMD_EMC_HIT], (unsigned)__builtin_popcount(hit));
-	vsw_ctr_add(&pmd->ctr[VSW_PMD_CLS_HIT],
+	ctr_add(&pmd->ctr[VSW_PMD_CLS_HIT],
 		(unsigned)__builtin_popcount(found));
 }
 
@@ -83,12 +83,12 @@ vsw_pmd_process_burst(struct vsw_pmd *pmd, uint16_t in_port,
 	if (pmd->pt == NULL)
 		pmd->pt = rcu_dereference(pmd->sw->ports);
 	rt = rules_enter(pmd);
-	vsw_ctr_add(&pmd->ctr[VSW_PMD_RX], n);
-	vsw_ctr_add(&pmd->port_ctr[in_port].rx, n);
+	ctr_add(&pmd->ctr[VSW_PMD_RX], n);
+	ctr_add(&pmd->port_ctr[in_port].rx, n);
 	vsw_flow_extract_burst(pkts, n, in_port, keys);
 	classify(pmd, rt, keys, n, res);
-	vsw_out_ensure_room(pmd, n);
-	vsw_actions_burst(pmd, in_port, pkts, keys, res, n);
+	out_ensure_room(pmd, n);
+	actions_burst(pmd, in_port, pkts, keys, res, n);
 }
 
 void
@@ -97,7 +97,7 @@ vsw_pmd_flush(struct vsw_pmd *pmd)
 	if (pmd->n_dirty > 0) {
 		if (pmd->pt == NULL)
 			pmd->pt = rcu_dereference(pmd->sw->ports);
-		vsw_out_flush_all(pmd);
+		out_flush_all(pmd);
 	}
 	pmd->pt = NULL;
 }
@@ -136,11 +136,11 @@ vsw_pmd_poll_once(struct vsw_pmd *pmd)
 	vsw_pmd_flush(pmd);
 	dt = rte_rdtsc() - t0;
 	if (total > 0) {
-		vsw_ctr_add(&pmd->ctr[VSW_PMD_ITER_BUSY], 1);
-		vsw_ctr_add(&pmd->ctr[VSW_PMD_CYCLES_BUSY], dt);
+		ctr_add(&pmd->ctr[VSW_PMD_ITER_BUSY], 1);
+		ctr_add(&pmd->ctr[VSW_PMD_CYCLES_BUSY], dt);
 	} else {
-		vsw_ctr_add(&pmd->ctr[VSW_PMD_ITER_IDLE], 1);
-		vsw_ctr_add(&pmd->ctr[VSW_PMD_CYCLES_IDLE], dt);
+		ctr_add(&pmd->ctr[VSW_PMD_ITER_IDLE], 1);
+		ctr_add(&pmd->ctr[VSW_PMD_CYCLES_IDLE], dt);
 	}
 	return total;
 }

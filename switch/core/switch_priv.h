@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 #include <vsw/dpcls.h>
+#include <vsw/emc.h>
 #include <vsw/switch.h>
 
 struct rte_mbuf;
@@ -150,58 +151,58 @@ struct vsw_switch {
 
 /* Counters: one writer, readable by others without tearing. */
 static inline void
-vsw_ctr_add(uint64_t *c, uint64_t v)
+ctr_add(uint64_t *c, uint64_t v)
 {
 	__atomic_store_n(c, *c + v, __ATOMIC_RELAXED);
 }
 
 static inline uint64_t
-vsw_ctr_read(const uint64_t *c)
+ctr_read(const uint64_t *c)
 {
 	return __atomic_load_n(c, __ATOMIC_RELAXED);
 }
 
 /* port_table.c */
-int vsw_port_table_init(struct vsw_switch *sw);
-void vsw_port_table_fini(struct vsw_switch *sw);
+int port_table_init(struct vsw_switch *sw);
+void port_table_fini(struct vsw_switch *sw);
 
 /* rule_table.c */
-int vsw_rule_table_init(struct vsw_switch *sw);
-void vsw_rule_table_fini(struct vsw_switch *sw);
+int rule_table_init(struct vsw_switch *sw);
+void rule_table_fini(struct vsw_switch *sw);
 
 /* mac_learning.c */
-struct vsw_mac_table *vsw_mac_table_create(uint32_t entries, uint32_t max_age);
-void vsw_mac_table_destroy(struct vsw_mac_table *t);
-uint32_t vsw_mac_table_epoch(const struct vsw_mac_table *t);
+struct vsw_mac_table *mac_table_create(uint32_t entries, uint32_t max_age);
+void mac_table_destroy(struct vsw_mac_table *t);
+uint32_t mac_table_epoch(const struct vsw_mac_table *t);
 /* Learn src on in_port (PMD, lock-free); multicast sources are ignored. */
-void vsw_mac_learn(struct vsw_mac_table *t, const uint8_t src[6],
+void mac_learn(struct vsw_mac_table *t, const uint8_t src[6],
 	uint16_t in_port, uint32_t epoch);
 /* Learned port, or -1. */
-int vsw_mac_find(const struct vsw_mac_table *t, const uint8_t mac[6]);
-unsigned vsw_mac_table_age(struct vsw_mac_table *t, uint64_t now);
-void vsw_mac_table_flush_port(struct vsw_mac_table *t, int port);
-unsigned vsw_mac_table_count(const struct vsw_mac_table *t);
+int mac_find(const struct vsw_mac_table *t, const uint8_t mac[6]);
+unsigned mac_table_age(struct vsw_mac_table *t, uint64_t now);
+void mac_table_flush_port(struct vsw_mac_table *t, int port);
+unsigned mac_table_count(const struct vsw_mac_table *t);
 
 /* switch_stats.c: a new port's counters start from zero. */
-void vsw_port_stats_rebase(struct vsw_switch *sw, uint16_t port_no);
+void port_stats_rebase(struct vsw_switch *sw, uint16_t port_no);
 
 /* output_batch.c */
 /* Make room for n more packets in every non-empty batch. */
-void vsw_out_ensure_room(struct vsw_pmd *pmd, unsigned n);
-void vsw_out_flush_all(struct vsw_pmd *pmd);
+void out_ensure_room(struct vsw_pmd *pmd, unsigned n);
+void out_flush_all(struct vsw_pmd *pmd);
 
 /* actions.c: act on a classified burst; res[i] is packet i's rule (struct
  * vsw_sw_rule) or NULL (no rule: dropped and counted). */
-void vsw_actions_burst(struct vsw_pmd *pmd, uint16_t in_port,
+void actions_burst(struct vsw_pmd *pmd, uint16_t in_port,
 	struct rte_mbuf **pkts, const struct vsw_flow_key *keys,
 	void *const *res, unsigned n);
 /* Compile the datapath form of rule (out_kind, ports, edits); -EINVAL if
  * the action list breaks the rules in vsw/rule.h. */
-int vsw_actions_compile(struct vsw_sw_rule *r);
+int actions_compile(struct vsw_sw_rule *r);
 
-/* Append without a bound check: vsw_out_ensure_room() made room. */
+/* Append without a bound check: out_ensure_room() made room. */
 static inline struct vsw_out_batch *
-vsw_out_batch_get(struct vsw_pmd *pmd, uint16_t port)
+out_batch_get(struct vsw_pmd *pmd, uint16_t port)
 {
 	struct vsw_out_batch *b = &pmd->batch[port];
 

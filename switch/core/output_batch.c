@@ -3,7 +3,7 @@
  * Per-PMD output batches (one per destination port) and their flushing.
  *
  * Runs on the owning PMD only. Room for a whole input burst is made before
- * the burst is acted on (vsw_out_ensure_room), so actions append with no
+ * the burst is acted on (out_ensure_room), so actions append with no
  * "is it full" branch (seed 000); batches are sent once per poll iteration.
  * Trusts the port table snapshot the PMD holds for this iteration; whatever
  * a port's tx_burst refuses is freed here and counted as a tx drop.
@@ -25,22 +25,22 @@ flush_one(struct vsw_pmd *pmd, uint16_t port_no)
 			p->ctx, (uint16_t)(pmd->idx % p->n_txq), b->pkts, n);
 		if (unlikely(sent > n))
 			sent = n; /* a broken port: never trust past n */
-		vsw_ctr_add(&pmd->ctr[VSW_PMD_DROP_TX_FULL], n - sent);
+		ctr_add(&pmd->ctr[VSW_PMD_DROP_TX_FULL], n - sent);
 	} else {
-		vsw_ctr_add(&pmd->ctr[VSW_PMD_DROP_PORT_GONE], n);
+		ctr_add(&pmd->ctr[VSW_PMD_DROP_PORT_GONE], n);
 	}
 	if (unlikely(sent < n))
 		rte_pktmbuf_free_bulk(&b->pkts[sent], n - sent);
-	vsw_ctr_add(&pmd->ctr[VSW_PMD_TX], sent);
-	vsw_ctr_add(&pmd->ctr[VSW_PMD_BATCHES], 1);
-	vsw_ctr_add(&pmd->ctr[VSW_PMD_BATCH_PKTS], n);
-	vsw_ctr_add(&pc->tx, sent);
-	vsw_ctr_add(&pc->tx_drops, n - sent);
+	ctr_add(&pmd->ctr[VSW_PMD_TX], sent);
+	ctr_add(&pmd->ctr[VSW_PMD_BATCHES], 1);
+	ctr_add(&pmd->ctr[VSW_PMD_BATCH_PKTS], n);
+	ctr_add(&pc->tx, sent);
+	ctr_add(&pc->tx_drops, n - sent);
 	b->n = 0;
 }
 
 void
-vsw_out_ensure_room(struct vsw_pmd *pmd, unsigned n)
+out_ensure_room(struct vsw_pmd *pmd, unsigned n)
 {
 	unsigned i, j = 0;
 
@@ -57,7 +57,7 @@ vsw_out_ensure_room(struct vsw_pmd *pmd, unsigned n)
 }
 
 void
-vsw_out_flush_all(struct vsw_pmd *pmd)
+out_flush_all(struct vsw_pmd *pmd)
 {
 	unsigned i;
 

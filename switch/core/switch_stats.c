@@ -34,10 +34,10 @@ raw_counters(const struct vsw_pmd *pmd, uint64_t *c)
 	unsigned i;
 
 	for (i = 0; i < VSW_PMD_N_COUNTERS; i++)
-		c[i] = vsw_ctr_read(&pmd->ctr[i]);
+		c[i] = ctr_read(&pmd->ctr[i]);
 	/* The classifier counts subtable visits into the PMD's own struct. */
 	c[VSW_PMD_SUBTABLE_LOOKUPS] =
-		vsw_ctr_read(&pmd->cls_stats.subtable_lookups);
+		ctr_read(&pmd->cls_stats.subtable_lookups);
 }
 
 static double
@@ -92,9 +92,9 @@ vsw_switch_port_stats(
 	for (i = 0; i < sw->cfg.n_pmds; i++) {
 		const struct vsw_port_ctr *pc = &sw->pmd[i]->port_ctr[port_no];
 
-		out->rx += vsw_ctr_read(&pc->rx);
-		out->tx += vsw_ctr_read(&pc->tx);
-		out->tx_drops += vsw_ctr_read(&pc->tx_drops);
+		out->rx += ctr_read(&pc->rx);
+		out->tx += ctr_read(&pc->tx);
+		out->tx_drops += ctr_read(&pc->tx_drops);
 	}
 	out->rx -= sw->port_base[port_no].rx;
 	out->tx -= sw->port_base[port_no].tx;
@@ -103,7 +103,7 @@ vsw_switch_port_stats(
 }
 
 void
-vsw_port_stats_rebase(struct vsw_switch *sw, uint16_t port_no)
+port_stats_rebase(struct vsw_switch *sw, uint16_t port_no)
 {
 	struct vsw_port_ctr *b = &sw->port_base[port_no];
 	unsigned i;
@@ -112,8 +112,8 @@ vsw_port_stats_rebase(struct vsw_switch *sw, uint16_t port_no)
 	for (i = 0; i < sw->cfg.n_pmds; i++) {
 		const struct vsw_port_ctr *pc = &sw->pmd[i]->port_ctr[port_no];
 
-		b->rx += vsw_ctr_read(&pc->rx);
-		b->tx += vsw_ctr_read(&pc->tx);
-		b->tx_drops += vsw_ctr_read(&pc->tx_drops);
+		b->rx += ctr_read(&pc->rx);
+		b->tx += ctr_read(&pc->tx);
+		b->tx_drops += ctr_read(&pc->tx_drops);
 	}
 }

@@ -528,7 +528,7 @@ test_output_batching(void **state)
 	assert_int_equal(n, 10);
 	free_all(out, n);
 	pmd_stats(c, 0, &s);
-	assert_int_equal(s.c[VSW_PMD_DROP_TX_FULL], 22);
+	assert_int_equal(s.c[VSW_PMD_DROP_TX_UNDELIVERED], 22);
 	assert_int_equal(vsw_switch_port_stats(c->sw, 3, &ps), 0);
 	assert_int_equal(ps.tx, 106);
 	assert_int_equal(ps.tx_drops, 22);

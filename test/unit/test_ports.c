@@ -373,6 +373,58 @@ test_undelivered_counted(void **state)
 	ctx_free(c);
 }
 
+/*
+ * More (port, queue) pairs in one iteration than a PMD has batches (17 ports
+ * x 16 queues > 256): the pool is sent early, nothing is lost or reordered.
+ */
+static void
+test_batch_pool_exhausted(void **state)
+{
+	enum { N_REC = 17, N_Q = 16 };
+	struct rec_port *r = calloc(N_REC, sizeof(*r));
+	struct ctx *c = ctx_new(1, 1, 0);
+	struct vsw_pmd *p = vsw_switch_pmd(c->sw, 0);
+	struct rte_mbuf *m[2];
+	unsigned sends = 0;
+
+	(void)state;
+	assert_non_null(r);
+	for (unsigned k = 0; k < N_REC; k++) {
+		char name[16];
+
+		snprintf(name, sizeof(name), "rec%u", k);
+		r[k].limit = UINT16_MAX;
+		assert_int_equal(vsw_switch_port_add(c->sw, name, &rec_ops,
+					 &r[k], 1, N_Q), (int)k + 1);
+	}
+	add_rule(c, "actions=flood");
+	for (uint16_t q = 0; q < N_Q; q++) {
+		mk_burst(m, 2, q * 1000u);
+		vsw_pmd_process_rxq(p, 0, q, m, 2);
+	}
+	vsw_pmd_flush(p);
+	for (unsigned k = 0; k < N_REC; k++) {
+		assert_int_equal(r[k].n_sends, N_Q);
+		for (uint16_t q = 0; q < N_Q; q++) {
+			assert_int_equal(r[k].per_q[q], 2);
+			sends++;
+		}
+	}
+	assert_int_equal(pmd_ctr(c, 0, VSW_PMD_BATCHES), sends);
+	assert_int_equal(pmd_ctr(c, 0, VSW_PMD_TX), 2 * sends);
+	assert_int_equal(pmd_ctr(c, 0, VSW_PMD_RX) +
+			pmd_ctr(c, 0, VSW_PMD_CLONES), 2 * sends);
+	for (unsigned k = 0; k < N_REC; k++) {
+		struct vsw_port_stats ps;
+
+		assert_int_equal(vsw_switch_port_stats(c->sw, (uint16_t)(k + 1),
+					 &ps), 0);
+		assert_int_equal(ps.tx, 2 * N_Q);
+	}
+	ctx_free(c);
+	free(r);
+}
+
 /* ---- a shared queue under two PMD threads ---- */
 
 struct pmd_thread {
@@ -449,6 +501,7 @@ main(void)
 		cmocka_unit_test(test_txq_shared),
 		cmocka_unit_test(test_txq_batches_per_queue),
 		cmocka_unit_test(test_undelivered_counted),
+		cmocka_unit_test(test_batch_pool_exhausted),
 		cmocka_unit_test(test_txq_shared_threads),
 	};
 

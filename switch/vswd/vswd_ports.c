@@ -14,7 +14,6 @@
 #include <rte_bus.h>
 #include <rte_dev.h>
 #include <rte_ethdev.h>
-#include <rte_mbuf.h>
 
 #include <vsw/port.h>
 #include <vsw/switch.h>

@@ -149,8 +149,8 @@ struct vsw_pmd {
 	 * iteration; batch_of[port][slot] is 1 + the index, 0 = none. */
 	uint16_t in_queue; /* rx queue of the burst being acted on */
 	uint16_t n_batches;
-	uint16_t batch_of[VSW_SWITCH_MAX_PORTS][VSW_SWITCH_TXQ_SPREAD];
 	struct vsw_out_batch batch[VSW_OUT_BATCHES];
+	uint16_t batch_of[VSW_SWITCH_MAX_PORTS][VSW_SWITCH_TXQ_SPREAD];
 };
 
 struct vsw_mac_table;

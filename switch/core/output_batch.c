@@ -97,11 +97,15 @@ out_flush_all(struct vsw_pmd *pmd)
 }
 
 struct vsw_out_batch *
-out_batch_bind(struct vsw_pmd *pmd, uint16_t port, unsigned slot)
+out_batch_find(struct vsw_pmd *pmd, uint16_t port)
 {
 	const struct vsw_port_txq *t = &pmd->pt->port[port]->txq[pmd->idx];
+	unsigned q = pmd->in_queue, slot = q < t->n_spread ? q : q % t->n_spread;
+	unsigned idx = pmd->batch_of[port][slot];
 	struct vsw_out_batch *b;
 
+	if (idx != 0)
+		return &pmd->batch[idx - 1];
 	if (unlikely(pmd->n_batches == VSW_OUT_BATCHES))
 		out_flush_all(pmd); /* whole packets only: safe mid-burst */
 	b = &pmd->batch[pmd->n_batches++];

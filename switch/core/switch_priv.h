@@ -225,9 +225,10 @@ void port_txq_plan(struct vsw_port *p, unsigned n_pmds, bool lock_all);
 /* Make room for n more packets in every non-empty batch. */
 void out_ensure_room(struct vsw_pmd *pmd, unsigned n);
 void out_flush_all(struct vsw_pmd *pmd);
-/* Bind a batch to (port, slot): the slow path of out_batch_get. */
-struct vsw_out_batch *out_batch_bind(struct vsw_pmd *pmd, uint16_t port,
-	unsigned slot);
+/* The slow path of out_batch_get: the spread slot of the current rx queue
+ * (in_queue % owned queues, per call, never per packet), and a batch bound
+ * to (port, slot) if there is none yet. */
+struct vsw_out_batch *out_batch_find(struct vsw_pmd *pmd, uint16_t port);
 
 /* actions.c: act on a classified burst; res[i] is packet i's rule (struct
  * vsw_sw_rule) or NULL (no rule: dropped and counted). */
@@ -240,23 +241,20 @@ int actions_compile(struct vsw_sw_rule *r);
 
 /*
  * The batch for present port `port` and the current burst's rx queue; append
- * without a bound check: out_ensure_room() made room. The spread slot is
- * in_queue % (owned queues), decided per call, never per packet.
+ * without a bound check: out_ensure_room() made room. Inline only the common
+ * case (rx queue 0, batch already bound): small enough that the actions
+ * stay inlined; the spread slot and binding are out of line.
  */
 static inline struct vsw_out_batch *
 out_batch_get(struct vsw_pmd *pmd, uint16_t port)
 {
-	unsigned slot = 0, idx;
+	if (likely(pmd->in_queue == 0)) {
+		unsigned idx = pmd->batch_of[port][0];
 
-	if (unlikely(pmd->in_queue != 0)) {
-		unsigned k = pmd->pt->port[port]->txq[pmd->idx].n_spread;
-
-		slot = pmd->in_queue < k ? pmd->in_queue : pmd->in_queue % k;
+		if (likely(idx != 0))
+			return &pmd->batch[idx - 1];
 	}
-	idx = pmd->batch_of[port][slot];
-	if (likely(idx != 0))
-		return &pmd->batch[idx - 1];
-	return out_batch_bind(pmd, port, slot);
+	return out_batch_find(pmd, port);
 }
 
 #endif /* VSW_SWITCH_PRIV_H */

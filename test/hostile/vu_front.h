@@ -30,7 +30,11 @@
 #define VU_HDR_LEN 12u	     /* virtio-net header with MRG/VERSION_1 */
 #define VU_MAX_FDS 16
 
-/* vhost-user requests (front-end to back-end), from the spec. */
+/*
+ * vhost-user requests (front-end to back-end), from the spec: the tests'
+ * own copy of the wire format, independent of vhost/vport's table, shared
+ * by the hostile front-end and the unit tests (test/unit/test_vport_guest.c).
+ */
 enum vu_req {
 	VU_GET_FEATURES = 1,
 	VU_SET_FEATURES = 2,
@@ -50,6 +54,28 @@ enum vu_req {
 	VU_SET_PROTOCOL_FEATURES = 16,
 	VU_GET_QUEUE_NUM = 17,
 	VU_SET_VRING_ENABLE = 18,
+	VU_SEND_RARP = 19,
+	VU_NET_SET_MTU = 20,
+	VU_SET_BACKEND_REQ_FD = 21,
+	VU_IOTLB_MSG = 22,
+	VU_SET_VRING_ENDIAN = 23,
+	VU_GET_CONFIG = 24,
+	VU_SET_CONFIG = 25,
+	VU_CREATE_CRYPTO_SESSION = 26,
+	VU_CLOSE_CRYPTO_SESSION = 27,
+	VU_POSTCOPY_ADVISE = 28,
+	VU_POSTCOPY_LISTEN = 29,
+	VU_POSTCOPY_END = 30,
+	VU_GET_INFLIGHT_FD = 31,
+	VU_SET_INFLIGHT_FD = 32,
+	VU_GPU_SET_SOCKET = 33,
+	VU_RESET_DEVICE = 34,
+	VU_VRING_KICK = 35,
+	VU_GET_MAX_MEM_SLOTS = 36,
+	VU_ADD_MEM_REG = 37,
+	VU_REM_MEM_REG = 38,
+	VU_SET_STATUS = 39,
+	VU_GET_STATUS = 40,
 };
 
 #define VU_F_PROTOCOL_FEATURES 30
@@ -133,8 +159,13 @@ bool vu_peer_closed(struct vu_front *f, int timeout_ms);
 int vu_negotiate(struct vu_front *f, uint64_t features);
 /* One region: the whole memfd at VU_GPA_BASE. */
 int vu_mem_table(struct vu_front *f);
-/* Lays out vring q (size entries) and sends NUM/BASE/ADDR/KICK/CALL/ENABLE. */
+/* Lays out vring q afresh (size entries, zeroed, indices 0) and sends
+ * NUM/BASE/ADDR/KICK/CALL/ENABLE. */
 int vu_vring_setup(struct vu_front *f, uint32_t q, uint32_t size);
+/* The same messages for vring q as it stands in guest memory, with base as
+ * the back-end's next avail index: a front-end restarting a ring that
+ * GET_VRING_BASE stopped (what GET_VRING_BASE answered, usually). */
+int vu_vring_resume(struct vu_front *f, uint32_t q, uint16_t base);
 /* Whole well-behaved start: open, negotiate, mem table, both vrings. */
 int vu_start(struct vu_front *f, const char *path, uint64_t features,
 	uint32_t qsize);
@@ -157,6 +188,8 @@ int vu_tx(struct vu_front *f, const void *frame, uint32_t len);
 uint32_t vu_tx_reclaim(struct vu_front *f);
 uint32_t vu_tx_inflight(const struct vu_front *f);
 void vu_rx_refill(struct vu_front *f);
+/* Posts up to n more RX buffers (fewer when the ring is full); how many. */
+uint32_t vu_rx_post(struct vu_front *f, uint32_t n);
 typedef void (*vu_rx_fn)(void *ctx, const uint8_t *frame, uint32_t len);
 uint32_t vu_rx_poll(struct vu_front *f, vu_rx_fn cb, void *ctx);
 

@@ -95,7 +95,7 @@ enum vu_req {
 
 struct vu_region {
 	uint64_t gpa, size, uaddr, offset;
-};
+} __attribute__((packed));
 
 struct vu_msg {
 	uint32_t request, flags, size;

@@ -21,6 +21,18 @@
 #include <time.h>
 #include <unistd.h>
 
+const char *
+vu_req_name(uint32_t req)
+{
+	static const char *const names[] = {
+#define VU_REQ_NAME(name, nr) [nr] = #name,
+		VU_REQS(VU_REQ_NAME)
+#undef VU_REQ_NAME
+	};
+
+	return req < sizeof(names) / sizeof(names[0]) ? names[req] : NULL;
+}
+
 static void
 sleep_ms(int ms)
 {

@@ -35,48 +35,56 @@
  * own copy of the wire format, independent of vhost/vport's table, shared
  * by the hostile front-end and the unit tests (test/unit/test_vport_guest.c).
  */
+#define VU_REQS(X)                   \
+	X(GET_FEATURES, 1)           \
+	X(SET_FEATURES, 2)           \
+	X(SET_OWNER, 3)              \
+	X(RESET_OWNER, 4)            \
+	X(SET_MEM_TABLE, 5)          \
+	X(SET_LOG_BASE, 6)           \
+	X(SET_LOG_FD, 7)             \
+	X(SET_VRING_NUM, 8)          \
+	X(SET_VRING_ADDR, 9)         \
+	X(SET_VRING_BASE, 10)        \
+	X(GET_VRING_BASE, 11)        \
+	X(SET_VRING_KICK, 12)        \
+	X(SET_VRING_CALL, 13)        \
+	X(SET_VRING_ERR, 14)         \
+	X(GET_PROTOCOL_FEATURES, 15) \
+	X(SET_PROTOCOL_FEATURES, 16) \
+	X(GET_QUEUE_NUM, 17)         \
+	X(SET_VRING_ENABLE, 18)      \
+	X(SEND_RARP, 19)             \
+	X(NET_SET_MTU, 20)           \
+	X(SET_BACKEND_REQ_FD, 21)    \
+	X(IOTLB_MSG, 22)             \
+	X(SET_VRING_ENDIAN, 23)      \
+	X(GET_CONFIG, 24)            \
+	X(SET_CONFIG, 25)            \
+	X(CREATE_CRYPTO_SESSION, 26) \
+	X(CLOSE_CRYPTO_SESSION, 27)  \
+	X(POSTCOPY_ADVISE, 28)       \
+	X(POSTCOPY_LISTEN, 29)       \
+	X(POSTCOPY_END, 30)          \
+	X(GET_INFLIGHT_FD, 31)       \
+	X(SET_INFLIGHT_FD, 32)       \
+	X(GPU_SET_SOCKET, 33)        \
+	X(RESET_DEVICE, 34)          \
+	X(VRING_KICK, 35)            \
+	X(GET_MAX_MEM_SLOTS, 36)     \
+	X(ADD_MEM_REG, 37)           \
+	X(REM_MEM_REG, 38)           \
+	X(SET_STATUS, 39)            \
+	X(GET_STATUS, 40)
+
 enum vu_req {
-	VU_GET_FEATURES = 1,
-	VU_SET_FEATURES = 2,
-	VU_SET_OWNER = 3,
-	VU_RESET_OWNER = 4,
-	VU_SET_MEM_TABLE = 5,
-	VU_SET_LOG_BASE = 6,
-	VU_SET_LOG_FD = 7,
-	VU_SET_VRING_NUM = 8,
-	VU_SET_VRING_ADDR = 9,
-	VU_SET_VRING_BASE = 10,
-	VU_GET_VRING_BASE = 11,
-	VU_SET_VRING_KICK = 12,
-	VU_SET_VRING_CALL = 13,
-	VU_SET_VRING_ERR = 14,
-	VU_GET_PROTOCOL_FEATURES = 15,
-	VU_SET_PROTOCOL_FEATURES = 16,
-	VU_GET_QUEUE_NUM = 17,
-	VU_SET_VRING_ENABLE = 18,
-	VU_SEND_RARP = 19,
-	VU_NET_SET_MTU = 20,
-	VU_SET_BACKEND_REQ_FD = 21,
-	VU_IOTLB_MSG = 22,
-	VU_SET_VRING_ENDIAN = 23,
-	VU_GET_CONFIG = 24,
-	VU_SET_CONFIG = 25,
-	VU_CREATE_CRYPTO_SESSION = 26,
-	VU_CLOSE_CRYPTO_SESSION = 27,
-	VU_POSTCOPY_ADVISE = 28,
-	VU_POSTCOPY_LISTEN = 29,
-	VU_POSTCOPY_END = 30,
-	VU_GET_INFLIGHT_FD = 31,
-	VU_SET_INFLIGHT_FD = 32,
-	VU_GPU_SET_SOCKET = 33,
-	VU_RESET_DEVICE = 34,
-	VU_VRING_KICK = 35,
-	VU_GET_MAX_MEM_SLOTS = 36,
-	VU_ADD_MEM_REG = 37,
-	VU_REM_MEM_REG = 38,
-	VU_SET_STATUS = 39,
-	VU_GET_STATUS = 40,
+#define VU_REQ_ENUM(name, nr) VU_##name = nr,
+	VU_REQS(VU_REQ_ENUM)
+#undef VU_REQ_ENUM
 };
+
+/* "SET_VRING_CALL" for VU_SET_VRING_CALL; NULL for a number not above. */
+const char *vu_req_name(uint32_t req);
 
 #define VU_F_PROTOCOL_FEATURES 30
 #define VU_PROTOCOL_F_MQ 0

@@ -18,6 +18,7 @@
 
 #include <cmocka.h>
 
+#include "vport_msg_table.h"
 #include "vport_priv.h"
 #include "vu_front.h"
 
@@ -223,6 +224,29 @@ test_random(void **state)
 	}
 }
 
+/*
+ * The product's request table against the tests' own (vu_front.h): the
+ * same requests, under the same names (log lines name messages by them).
+ */
+static void
+test_names(void **state)
+{
+	uint32_t r;
+
+	(void)state;
+	for (r = 0; r < 64; r++) {
+		const struct vport_msg_row *row = vport_msg_row(r);
+		const char *name = vu_req_name(r);
+
+		if ((row != NULL) != (name != NULL))
+			fail_msg("request %u: vsw %s, tests %s", r,
+				row ? row->name : "unknown",
+				name ? name : "unknown");
+		if (row != NULL)
+			assert_string_equal(row->name, name);
+	}
+}
+
 int
 main(void)
 {
@@ -230,6 +254,7 @@ main(void)
 		cmocka_unit_test(test_edges),
 		cmocka_unit_test(test_mem_table),
 		cmocka_unit_test(test_random),
+		cmocka_unit_test(test_names),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -15,7 +15,7 @@
  * Trust: librte_vhost's own message validation is not enough (see
  * vport_msg.c): every message is checked there first and a refused one
  * closes the connection (counted in msg_rejected). We re-check the memory
- * table (regions non-empty, no wrap, no overlap) and that each ring
+ * table as mapped (vport_mem_check, as for the one sent) and that each ring
  * pointer lies in it; vsw_virtq_init checks the rest. One connection per
  * port: callbacks for any other vid are ignored. We never call a librte_vhost
  * function that takes a vring lock from a callback that the message

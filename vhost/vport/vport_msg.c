@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * vsw's own checks on vhost-user messages, run from the pre-message hook
- * before librte_vhost acts on them, and on the memory table it mapped.
+ * before librte_vhost acts on them, and on the memory table it mapped;
+ * each request's row in vport_msg_table.h says what it must carry.
  * librte_vhost 22.11 accepts, among others (found by test/hostile): a
  * payload shorter than the request's (the rest is stale stack bytes),
  * vring indices up to 255 whatever the queue count, a memory table with

@@ -121,7 +121,7 @@ dpcls_hash_k(unsigned i)
  */
 #ifdef VSW_DPCLS_TEST_HASH
 extern uint32_t dpcls_test_hash_mask; /* change only with no rule stored */
-#define DPCLS_HASH_FINISH(h) ((h) & dpcls_test_hash_mask)
+#define DPCLS_HASH_FINISH(h) (dpcls_test_hash_mask & (h))
 #else
 #define DPCLS_HASH_FINISH(h) (h)
 #endif

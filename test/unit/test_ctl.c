@@ -120,8 +120,8 @@ starts_comment(const char *line)
 static void
 test_split_ctl_bytes(void **state)
 {
-	static const char *const forms[] = {"a @b", "a '@'", "a \"@\"",
-		"a \\@", "a \"\\@\""};
+	static const char *const forms[] = {
+		"a @b", "a '@'", "a \"@\"", "a \\@", "a \"\\@\""};
 	char buf[64], *argv[4];
 
 	(void)state;

@@ -25,31 +25,28 @@ pmd-perf-show reports), vsw-xconnect's poller busy cycles / packets,
 testpmd's --record-core-cycles. "adj" scales busy cycles by the share of
 the window the polling thread was on a CPU (this box is shared).
 
-  bench/vsw-loopback.py --build build            # full run, a few minutes
-  bench/vsw-loopback.py --build build --quick    # the demo: default config,
+  ./vswdev bench-loopback [ARGS]                 # full run, a few minutes
+  ./vswdev demo                                  # = --quick: default config,
       normal rule, pvp at 64/512/1518/9000 B, table + pmd-stats-show,
       clean shutdown (exit status 1 if vswd did not exit cleanly)
 
-Progress goes to stderr, tables to stdout.
+By hand: PYTHONPATH=test/lib python3 bench/vsw-loopback.py --build build
+[--quick]. Progress goes to stderr, tables to stdout.
 """
 import argparse
 import itertools
 import os
-import re
 import shutil
-import signal
-import subprocess
 import sys
 import tempfile
 import time
 
+from vswtest.proc import sched_wait_ns, wait_path, worker_tid
+from vswtest.testpmd import Guest, VhostBackend, segments
+from vswtest.vswd import VIRTQ_DEQ_DROPS, VIRTQ_ENQ_DROPS, Vswd
+from vswtest.xconnect import Xconnect
+
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(HERE, "..", "test", "integration"))
-sys.path.insert(0, HERE)
-from vswtest import (Guest, Vswd, segments, wait_path,  # noqa: E402
-                     VIRTQ_DEQ_DROPS, VIRTQ_ENQ_DROPS)
-from xconnect_vs_testpmd import (DpdkBackend, VswBackend,  # noqa: E402
-                                 sched_wait_ns, worker_tid)
 
 SIZES = (64, 256, 512, 1024, 1518, 4096, 9000)
 QUICK_SIZES = (64, 512, 1518, 9000)
@@ -144,28 +141,26 @@ class VswdBackend:
 
     def stop(self):
         """Graceful shutdown; (ok, pool line)."""
-        status, _ = self.v.request("shutdown")
-        try:
-            rc = self.p.p.wait(30)
-        except subprocess.TimeoutExpired:
-            rc = None
-        self.v.stop(signal.SIGKILL)
-        m = re.search(r"mbuf pool: .*", self.p.buf)
-        pool = m.group(0) if m else "no mbuf pool line"
-        return (status == 0 and rc == 0 and m is not None and
-                " 0 in use" in pool), "exit %s, %s" % (rc, pool)
+        r = self.v.shutdown()
+        pool = r["pool"] or "no mbuf pool line"
+        ok = r["status"] == 0 and r["rc"] == 0 and r["in_use"] == 0
+        return ok, "exit %s, %s" % (r["rc"], pool)
 
 
 class OtherBackend:
-    """vsw-xconnect or testpmd net_vhost (the classes of
-    xconnect_vs_testpmd.py), sockets a.sock and b.sock in tmp."""
+    """vsw-xconnect or testpmd net_vhost, sockets a.sock and b.sock in
+    tmp."""
 
     def __init__(self, cls, args, tmp, tag):
         tag = "%s%d" % (tag, next(SEQ))
-        self.be = cls(args, tmp, tag)
-        self.name = "xconnect" if cls is VswBackend else "testpmd-vhost"
-        self.p = self.be.p
         self.socks = [os.path.join(tmp, s) for s in ("a.sock", "b.sock")]
+        if cls is Xconnect:
+            self.be = Xconnect(args.xconnect, self.socks[0], self.socks[1],
+                               tmp, "v" + tag)
+        else:
+            self.be = VhostBackend(args.testpmd, self.socks, tmp, tag)
+        self.name = "xconnect" if cls is Xconnect else "testpmd-vhost"
+        self.p = self.be.p
         for s in self.socks:
             wait_path(s, self.be.p)
 
@@ -357,12 +352,12 @@ def full(args, tmp):
     # order reversed every other repetition), so each size's figures come
     # from the same few minutes of this shared machine's load.
     runs = [
-        lambda sz: run_other(args, tmp, res, sz, VswBackend, "pvp"),
-        lambda sz: run_other(args, tmp, res, sz, DpdkBackend, "pvp"),
+        lambda sz: run_other(args, tmp, res, sz, Xconnect, "pvp"),
+        lambda sz: run_other(args, tmp, res, sz, VhostBackend, "pvp"),
         lambda sz: run_vswd_pvp(args, tmp, res, sz),
         lambda sz: run_vswd_flowgen(args, tmp, res, sz, 1),
         lambda sz: run_vswd_flowgen(args, tmp, res, sz, 1024),
-        lambda sz: run_other(args, tmp, res, sz, VswBackend, "flowgen",
+        lambda sz: run_other(args, tmp, res, sz, Xconnect, "flowgen",
                              1024),
     ]
     for size in args.sizes:

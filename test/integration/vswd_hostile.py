@@ -89,7 +89,7 @@ def main():
     d = Vswd(build, os.path.join(tmp, "run"), tmp, "hostile",
              default_config=False, eal=["--no-huge", "-m", "512",
                                         "-l", "0,1"])
-    c = Checks()
+    checks = Checks()
     failed = []
     traffic = None
     t_start = time.time()
@@ -211,6 +211,8 @@ def main():
                 print("      note (%s): %s" % (name, "; ".join(notes)))
             if errs:
                 failed.append((name, errs))
+            else:
+                checks.passed += 1  # a scenario is one check
             print("%s %-26s %-40s a->b %d/%d%s" % (
                 "FAIL" if errs else "ok  ", name, " ".join(moved), recv,
                 sent, (" | " + "; ".join(errs)) if errs else ""))
@@ -221,12 +223,12 @@ def main():
             traffic = None
             print("traffic a -> b overall: sent %d received %d bad %d" % (
                 final["sent"], final["received"], final["bad"]))
-            vswd_end(c, d)
+            vswd_end(checks, d)
             log = d.p.buf
             print("vswd log: %d lines, %d warnings" % (
                 log.count("\n"), log.count("WARNING") + log.count("warn")))
     except Exception as e:  # report, clean up, fail
-        c.fail("ERROR: %r" % e)
+        checks.fail("ERROR: %r" % e)
     finally:
         if traffic is not None:
             traffic.p.kill()
@@ -235,10 +237,10 @@ def main():
     print("%d scenarios, %d failed, %.1f s" % (
         len(scenarios), len(failed), time.time() - t_start))
     for name, errs in failed:
-        c.fail("%s: %s" % (name, "; ".join(errs)))
-    if c.failures:
+        checks.fail("%s: %s" % (name, "; ".join(errs)))
+    if checks.failures:
         print("--- vswd log tail ---\n" + d.p.tail())
-    return c.finish(tmp)
+    return checks.finish(tmp)
 
 
 if __name__ == "__main__":

@@ -217,18 +217,30 @@ HEADER = ("%6s  %-34s %8s %8s %10s %9s %9s %6s" % (
     "adj c/p", "onCPU%"))
 
 
+def with_guest(args, tmp, be, tag, mode, body, flows=1):
+    """A guest on be's sockets runs body(g), then quits (or is killed if
+    body failed); the backend is stopped in any case. Returns be.stop()."""
+    g = None
+    try:
+        g = guest_start(args, be.socks, tmp, tag, mode, flows)
+        be.up()
+        body(g)
+        g.quit()
+        g = None
+    finally:
+        if g is not None:
+            g.kill()
+        stopped = be.stop()
+    return stopped
+
+
 # ---- quick: the demo ----
 
 def quick(args, tmp):
     be = VswdBackend(args, tmp, "quick", config=False)
-    ok = False
-    g = None
     rows = []
-    try:
-        log("vswd started with the default config (vm1, vm2, normal); "
-            "guest: dpdk-testpmd, 2 virtio_user ports, mrg_rxbuf=1")
-        g = guest_start(args, be.socks, tmp, "quick", "pvp")
-        be.up()
+
+    def body(g):
         for size in args.sizes:
             log("size %d: %s s warm-up, %s s measurement" % (
                 size, args.warmup, args.seconds))
@@ -252,12 +264,10 @@ def quick(args, tmp):
         print()
         print("$ vswctl pmd-stats-show")
         print(be.v.ctl("pmd-stats-show"), end="")
-        g.quit()
-        g = None
-    finally:
-        if g is not None:
-            g.kill()
-        ok, how = be.stop()
+
+    log("vswd started with the default config (vm1, vm2, normal); "
+        "guest: dpdk-testpmd, 2 virtio_user ports, mrg_rxbuf=1")
+    ok, how = with_guest(args, tmp, be, "quick", "pvp", body)
     print()
     print("vswd shutdown: %s (%s)" % ("clean" if ok else "NOT CLEAN", how))
     return 0 if ok else 1
@@ -267,10 +277,8 @@ def quick(args, tmp):
 
 def run_vswd_pvp(args, tmp, res, sizes):
     be = VswdBackend(args, tmp, "pvp")
-    g = None
-    try:
-        g = guest_start(args, be.socks, tmp, "vpvp", "pvp")
-        be.up()
+
+    def body(g):
         impls = [i["name"] for i in be.v.ctl("copy-impl-show --json")
                  ["implementations"] if i["available"]]
         for size in sizes:
@@ -290,22 +298,15 @@ def run_vswd_pvp(args, tmp, res, sizes):
                 log(fmt_row(size, "pvp " + label, r))
             be.v.ctl("copy-impl-set auto")
             be.v.ctl("emc-set on")
-        g.quit()
-        g = None
-    finally:
-        if g is not None:
-            g.kill()
-        ok, how = be.stop()
-        log("vswd shutdown: %s" % how)
+
+    log("vswd shutdown: %s" % with_guest(args, tmp, be, "vpvp", "pvp",
+                                         body)[1])
 
 
 def run_vswd_flowgen(args, tmp, res, sizes, flows):
     be = VswdBackend(args, tmp, "fg%d" % flows)
-    g = None
-    try:
-        g = guest_start(args, be.socks, tmp, "vfg%d" % flows, "flowgen",
-                        flows)
-        be.up()
+
+    def body(g):
         for size in sizes:
             guest_size(g, size, args.tx_first)
             for emc in ("on", "off"):
@@ -315,22 +316,15 @@ def run_vswd_flowgen(args, tmp, res, sizes, flows):
                 res.setdefault((size, "flowgen", label), []).append(r)
                 log(fmt_row(size, "flowgen " + label, r))
             be.v.ctl("emc-set on")
-        g.quit()
-        g = None
-    finally:
-        if g is not None:
-            g.kill()
-        ok, how = be.stop()
-        log("vswd shutdown: %s" % how)
+
+    log("vswd shutdown: %s" % with_guest(
+        args, tmp, be, "vfg%d" % flows, "flowgen", body, flows)[1])
 
 
 def run_other(args, tmp, res, sizes, cls, mode, flows=1):
     be = OtherBackend(cls, args, tmp, "%s%s%d" % (cls.name, mode, flows))
-    g = None
-    try:
-        g = guest_start(args, be.socks, tmp, "o%s%s%d" % (cls.name, mode,
-                                                          flows), mode, flows)
-        be.up()
+
+    def body(g):
         for size in sizes:
             guest_size(g, size, args.tx_first)
             label = be.name + ("" if mode == "pvp" else
@@ -338,12 +332,9 @@ def run_other(args, tmp, res, sizes, cls, mode, flows=1):
             r = measure(args, be, size)
             res.setdefault((size, mode, label), []).append(r)
             log(fmt_row(size, mode + " " + label, r))
-        g.quit()
-        g = None
-    finally:
-        if g is not None:
-            g.kill()
-        be.stop()
+
+    with_guest(args, tmp, be, "o%s%s%d" % (cls.name, mode, flows), mode,
+               body, flows)
 
 
 def full(args, tmp):

@@ -12,28 +12,26 @@ from vswtest.proc import Proc, rm_runtime_dir
 SEG = 2048  # guest mbuf data room
 
 
+def _stat_blocks(text, title, rule):
+    """{port: {key: int}} from testpmd's tables "RULE... TITLE <port>
+    RULE... key: value ... RULE x 20"."""
+    res = {}
+    rx = r"%s (\d+)\s+%s+(.*?)%s{20}" % (title, rule, rule)
+    for blk in re.finditer(rx, text, re.S):
+        res[int(blk.group(1))] = {
+            k: int(v)
+            for k, v in re.findall(r"([A-Za-z-]+):\s+(\d+)", blk.group(2))}
+    return res
+
+
 def parse_port_stats(text):
     """'show port stats all' -> {port: {key: int}}."""
-    res = {}
-    for blk in re.finditer(r"NIC statistics for port (\d+)\s+#+(.*?)#{20}",
-                           text, re.S):
-        d = {}
-        for k, v in re.findall(r"([A-Za-z-]+):\s+(\d+)", blk.group(2)):
-            d[k] = int(v)
-        res[int(blk.group(1))] = d
-    return res
+    return _stat_blocks(text, "NIC statistics for port", "#")
 
 
 def parse_fwd_stats(text):
     """'stop' output -> {port: {RX-packets, TX-packets, TX-dropped, ...}}."""
-    res = {}
-    for blk in re.finditer(r"Forward statistics for port (\d+)\s+-+(.*?)-{20}",
-                           text, re.S):
-        d = {}
-        for k, v in re.findall(r"([A-Za-z-]+):\s+(\d+)", blk.group(2)):
-            d[k] = int(v)
-        res[int(blk.group(1))] = d
-    return res
+    return _stat_blocks(text, "Forward statistics for port", "-")
 
 
 def parse_xstats(text):

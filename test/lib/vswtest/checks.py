@@ -70,8 +70,9 @@ def identity(c, tag, guest_stats, pairs, x):
                 "%s: %s guest TX bytes == vswd dequeued bytes" % (tag, name))
         c.check(v["rx"] == v["deq_packets"],
                 "%s: %s switch rx == dequeued" % (tag, name))
-        c.check(v["tx"] == v["enq_packets"] + enq_drops,
-                "%s: %s switch tx == delivered + enqueue drops" % (tag, name))
+        c.check(v["tx"] == v["enq_packets"] and v["tx_drops"] == enq_drops,
+                "%s: %s switch tx == delivered, tx_drops == enqueue drops" %
+                (tag, name))
         c.check(v["enq_packets"] == grx,
                 "%s: %s vswd delivered == guest RX" % (tag, name))
         c.check(v["enq_bytes"] == g["RX-bytes"],
@@ -79,7 +80,7 @@ def identity(c, tag, guest_stats, pairs, x):
         c.check(v["err_ring_broken"] == 0, "%s: %s ring intact" % (tag, name))
         sent += g["TX-packets"]
         recv += grx
-        drops += deq_drops + enq_drops + v["tx_drops"]
+        drops += deq_drops + enq_drops  # tx_drops: the same enqueue drops
         sw_rx += v["rx"]
         sw_tx += v["tx"]
     pmd = x["pmd"]

@@ -43,7 +43,7 @@ import time
 
 from vswtest.proc import sched_wait_ns, wait_path, worker_tid
 from vswtest.testpmd import Guest, VhostBackend, segments
-from vswtest.vswd import VIRTQ_DEQ_DROPS, VIRTQ_ENQ_DROPS, Vswd
+from vswtest.vswd import VIRTQ_DEQ_DROPS, Vswd
 from vswtest.xconnect import Xconnect
 
 HERE = os.path.dirname(os.path.abspath(__file__))

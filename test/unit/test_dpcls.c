@@ -25,6 +25,8 @@
 
 #include <vsw/dpcls.h>
 
+#include "tl_rng.h"
+
 #define N_LOOKUPS 100000
 #define MAX_RULES 1000
 
@@ -42,15 +44,12 @@ struct ref {
 	unsigned n_masks;
 };
 
-static uint64_t rng_state = 0x243f6a8885a308d3ull;
+static struct tl_rng rng; /* tl_rng_init in main */
 
 static uint32_t
 rnd(void)
 {
-	rng_state ^= rng_state << 13;
-	rng_state ^= rng_state >> 7;
-	rng_state ^= rng_state << 17;
-	return (uint32_t)(rng_state >> 16);
+	return tl_rand32(&rng);
 }
 
 static uint64_t *
@@ -873,5 +872,8 @@ main(void)
 		cmocka_unit_test(test_concurrent_impl_switch),
 	};
 
+	/* The configurations' sanity checks (some keys hit, not all) hold
+	 * for this seed, not for every seed (about 1 in 5 fails them). */
+	tl_rng_init(&rng, "test_dpcls", 0x9e3779b97f4a7c15ull);
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -11,6 +11,7 @@ a shutdown exits 0.
 
 usage: ctl_hostile.py BUILD_DIR
 """
+import json
 import os
 import socket
 import subprocess
@@ -134,7 +135,9 @@ def main():
                     st == 1 and want in body and body.count("\n") == 1,
                     body)
         st, body = request(path, b"nosuch --json\n")
-        c.check("json error", st == 1 and body.startswith('{"error"'), body)
+        c.check("json error", st == 1 and
+                body.startswith('{"schema": 1, "error"') and
+                "unknown command" in json.loads(body)["error"], body)
         alive("malformed")
 
         # An oversized line: one error, then the connection is closed.

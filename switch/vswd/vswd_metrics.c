@@ -142,6 +142,69 @@ ports_vhost(struct vsw_ctl_reply *r, const struct port_snap *s, unsigned n)
 					vsw_virtq_stat_name(k), s[i].vs[k]);
 }
 
+/* name{port="p",queue="q",k="v"} value */
+static void
+queue_sample(struct vsw_ctl_reply *r, const char *name, const char *port,
+	unsigned q, const char *k, const char *v, uint64_t value)
+{
+	vsw_ctl_reply_printf(r, "%s{port=\"", name);
+	label_value(r, port);
+	vsw_ctl_reply_printf(r, "\",queue=\"%u\",%s=\"%s\"} %" PRIu64 "\n", q,
+		k, v, value);
+}
+
+enum queue_family { QF_PACKETS, QF_BYTES, QF_DROPS, QF__MAX };
+
+static const char *const queue_families[QF__MAX][2] = {
+	[QF_PACKETS] = {"vsw_queue_packets_total", "Packets a vhost-user "
+		"queue pair took from the guest (rx) and gave to it (tx)."},
+	[QF_BYTES] = {"vsw_queue_bytes_total", "Bytes a vhost-user queue "
+		"pair took from the guest (rx) and gave to it (tx)."},
+	[QF_DROPS] = {"vsw_queue_drops_total", "Packets a vhost-user queue "
+		"pair dropped, by reason."},
+};
+
+static void
+queue_one(struct vsw_ctl_reply *r, enum queue_family f, const char *port,
+	unsigned q, const uint64_t *vs)
+{
+	const char *name = queue_families[f][0];
+
+	if (f == QF_PACKETS || f == QF_BYTES) {
+		bool pk = f == QF_PACKETS;
+
+		queue_sample(r, name, port, q, "direction", "rx",
+			vs[pk ? VSW_VIRTQ_STAT_DEQ_PACKETS :
+				VSW_VIRTQ_STAT_DEQ_BYTES]);
+		queue_sample(r, name, port, q, "direction", "tx",
+			vs[pk ? VSW_VIRTQ_STAT_ENQ_PACKETS :
+				VSW_VIRTQ_STAT_ENQ_BYTES]);
+		return;
+	}
+	for (int k = 0; k < VSW_VIRTQ_STAT__MAX; k++)
+		if (is_drop_stat(k))
+			queue_sample(r, name, port, q, "reason",
+				vsw_virtq_stat_name(k), vs[k]);
+}
+
+/* Per queue pair of every vhost-user port (vsw_vport_queue_stats_get). */
+static void
+queues_vhost(struct vsw_ctl_reply *r, const struct port_snap *s, unsigned n)
+{
+	uint64_t vs[VSW_VIRTQ_STAT__MAX];
+
+	for (int f = 0; f < QF__MAX; f++) {
+		family(r, queue_families[f][0], "counter",
+			queue_families[f][1]);
+		for (unsigned i = 0; i < n; i++)
+			for (unsigned q = 0; s[i].p->type == VSWD_PORT_VHOST &&
+					q < s[i].p->queues; q++)
+				if (vsw_vport_queue_stats_get(s[i].p->vport, q,
+						vs) == 0)
+					queue_one(r, f, s[i].p->name, q, vs);
+	}
+}
+
 static void
 metrics_ports(struct vswd *d, struct vsw_ctl_reply *r)
 {
@@ -160,6 +223,7 @@ metrics_ports(struct vswd *d, struct vsw_ctl_reply *r)
 	}
 	ports_switch(r, snap, n);
 	ports_vhost(r, snap, n);
+	queues_vhost(r, snap, n);
 }
 
 /* ---- PMDs ---- */
@@ -198,6 +262,11 @@ static const struct pmd_family pmd_families[] = {
 		"(idle).",
 		"state", {"busy", "idle"},
 		{VSW_PMD_ITER_BUSY, VSW_PMD_ITER_IDLE}},
+	{"vsw_pmd_txq_lock_total", "counter",
+		"Sends on a tx queue PMDs share (under its lock), and how many "
+		"found the lock taken.",
+		"event", {"sends", "contended"},
+		{VSW_PMD_TXQ_LOCKED, VSW_PMD_TXQ_CONTENDED}},
 	{"vsw_pmd_output_batches_total", "counter",
 		"Output batches a PMD flushed to ports.",
 		NULL, {NULL, NULL}, {VSW_PMD_BATCHES}},

@@ -14,7 +14,11 @@
  * request (line + headers) must fit in MEMORY_LIMIT (else 431/413 and
  * close). Only GET and HEAD are served (405 otherwise). Nothing a client
  * sends reaches a PMD; the worst a local client can do is hold the
- * CLIENTS_MAX slots for IDLE_SEC at a time.
+ * CLIENTS_MAX slots for IDLE_SEC at a time. The listen backlog is
+ * CLIENTS_MAX too: a connection whose request and FIN both wait in the
+ * backlog is, once accepted, only closed by the idle timeout (MHD reads
+ * it once), so a deep backlog would stretch a flood's after-effects to
+ * backlog / CLIENTS_MAX * IDLE_SEC.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -40,6 +44,7 @@ struct vswd_metrics {
 	ev_io io_w;
 	ev_timer timer_w;
 	char listen[80]; /* "ADDR:PORT" as bound */
+	unsigned n_conns; /* after the last MHD_run() */
 	uint64_t requests;
 };
 
@@ -109,19 +114,44 @@ on_request(void *cls, struct MHD_Connection *c, const char *url,
 	return send_text(c, MHD_HTTP_OK, body, r.len, MHD_RESPMEM_MUST_FREE);
 }
 
-/* Run MHD, then wake up again when it says it needs to (timeouts, and
- * connections it still has work for: then the timeout is 0). */
+/*
+ * Run MHD, then wake up again when it says it needs to (timeouts, and
+ * connections it still has work for: then the timeout is 0). One case it
+ * does not say (0.9.75): at CLIENTS_MAX it takes its listen socket out of
+ * its epoll set and puts it back only at the start of the next MHD_run(),
+ * so after connections close nothing would wake us to accept again. Run it
+ * once more at once when connections went away, and never sleep longer
+ * than BACKSTOP_SEC.
+ */
+#define BACKSTOP_SEC 1.0
+
+static unsigned
+n_connections(struct vswd_metrics *m)
+{
+	const union MHD_DaemonInfo *i;
+
+	i = MHD_get_daemon_info(m->mhd, MHD_DAEMON_INFO_CURRENT_CONNECTIONS);
+	return i != NULL ? i->num_connections : 0;
+}
+
 static void
 run_mhd(struct vswd_metrics *m)
 {
 	MHD_UNSIGNED_LONG_LONG ms;
+	double after = BACKSTOP_SEC;
+	unsigned n;
 
 	MHD_run(m->mhd);
+	n = n_connections(m);
+	if (n < m->n_conns)
+		after = 0;
+	m->n_conns = n;
+	if (MHD_get_timeout(m->mhd, &ms) == MHD_YES &&
+			(double)ms / 1000.0 < after)
+		after = (double)ms / 1000.0;
 	ev_timer_stop(m->loop, &m->timer_w);
-	if (MHD_get_timeout(m->mhd, &ms) == MHD_YES) {
-		ev_timer_set(&m->timer_w, (double)ms / 1000.0, 0.0);
-		ev_timer_start(m->loop, &m->timer_w);
-	}
+	ev_timer_set(&m->timer_w, after, 0.0);
+	ev_timer_start(m->loop, &m->timer_w);
 }
 
 static void
@@ -202,6 +232,7 @@ start_mhd(struct vswd_metrics *m, const struct sockaddr_storage *ss)
 		MHD_OPTION_CONNECTION_LIMIT, CLIENTS_MAX,
 		MHD_OPTION_CONNECTION_TIMEOUT, IDLE_SEC,
 		MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)MEMORY_LIMIT,
+		MHD_OPTION_LISTEN_BACKLOG_SIZE, CLIENTS_MAX,
 		MHD_OPTION_END);
 }
 

@@ -223,9 +223,52 @@ def case_prometheus(c):
               "pmd-stats-show drop_* = %d" % (got, n_drops), c.failures)
         check_page(c)
         g.quit()
+        check_flow_dump(c)
     finally:
         prom.stop()
     c.finish()
+
+
+def check_flow_dump(c):
+    """flow-dump lines as ovs-ofctl dump-flows prints them; durations run
+    from the first install, survive a replace, restart after a delete."""
+    line = re.compile(r"^priority=(\d+), n_packets=(\d+), n_bytes=(\d+), "
+                      r"duration=(\d+\.\d{3})s, (\S+ )?actions=(\S+)$")
+    text = c.vswd.ctl("flow-dump").splitlines()
+    rules = c.vswd.ctl("flow-dump --json")["rules"]
+    ms = [line.match(ln) for ln in text]
+    check(len(text) == len(rules) == 2 and all(ms),
+          "flow-dump: %d lines in the ovs-ofctl form: %s" % (len(text),
+                                                             text), c.failures)
+    for m, r in zip(ms, rules):
+        if not m:
+            continue
+        check(int(m.group(1)) == r["priority"] and
+              int(m.group(2)) == r["n_packets"] and
+              (m.group(5) or "").strip() == r["match"] and
+              m.group(6) == r["actions"] and
+              r["rule"] == "priority=%d,%s,actions=%s" % (
+                  r["priority"], r["match"], r["actions"]),
+              "flow-dump text and --json agree: %s" % r["rule"], c.failures)
+    d0 = {r["rule"]: r["duration"] for r in rules}
+    time.sleep(1.0)
+    # same match and priority, other actions: a replace keeps the time
+    c.vswd.ctl("flow-add priority=100,in_port=vm1,actions=output:vm1")
+    c.vswd.ctl("flow-del priority=100,in_port=vm2")
+    c.vswd.ctl("flow-add priority=100,in_port=vm2,actions=output:vm1")
+    after = {r["match"]: r for r in c.vswd.ctl("flow-dump --json")["rules"]}
+    old = d0[VM1_RULE]
+    r1, r2 = after["in_port=vm1"], after["in_port=vm2"]
+    check(r1["actions"] == "output:vm1" and r1["duration"] >= old + 0.9 and
+          r1["n_packets"] > 0,
+          "flow-dump: replaced rule keeps duration (%.3f -> %.3f) and "
+          "counters" % (old, r1["duration"]), c.failures)
+    check(r2["duration"] < 0.9 and r2["n_packets"] == 0,
+          "flow-dump: re-added rule starts again (%.3f s, %d packets)" %
+          (r2["duration"], r2["n_packets"]), c.failures)
+    st, body = c.vswd.request("flow-dump --json")
+    check(st == 0 and body.startswith('{"schema": 1, "rules": ['),
+          "flow-dump --json is versioned: %s" % body[:40], c.failures)
 
 
 # ---- hostile ----

@@ -801,6 +801,24 @@ test_early_exit_rerank(void **state)
 	vsw_dpcls_destroy(cls);
 }
 
+/* VSW_CPU_HIDE=...avx512... (./vswdev test): AVX-512 lookups are off. */
+static void
+test_cpu_hide_env(void **state)
+{
+	const char *env = getenv("VSW_CPU_HIDE"), *names[8];
+	unsigned n = vsw_dpcls_impl_list(names, 8), i;
+
+	(void)state;
+	if (env == NULL || strstr(env, "avx512") == NULL)
+		skip();
+	printf("# VSW_CPU_HIDE=%s: classifier starts on %s\n", env,
+		vsw_dpcls_impl_get());
+	for (i = 0; i < n; i++)
+		assert_string_not_equal(names[i], "avx512");
+	assert_string_not_equal(vsw_dpcls_impl_get(), "avx512");
+	assert_int_equal(vsw_dpcls_impl_set("avx512"), -ENOTSUP);
+}
+
 static void
 test_impl_api(void **state)
 {
@@ -839,6 +857,7 @@ int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_cpu_hide_env),
 		cmocka_unit_test(test_impl_api),
 		cmocka_unit_test(test_empty),
 		cmocka_unit_test(test_replace_and_same_key),

@@ -678,7 +678,7 @@ main(int argc, char **argv)
 		fprintf(stderr, "mempool: %s\n", rte_strerror(rte_errno));
 		return 1;
 	}
-	printf("seed 0x%llx (VSW_TEST_SEED to repeat)\n",
+	printf("# seed 0x%llx (VSW_TEST_SEED to repeat)\n",
 		(unsigned long long)seed);
 	tg_rng_seed(&test_rng, seed);
 	rc = cmocka_run_group_tests_name("virtq", tests, NULL, NULL);

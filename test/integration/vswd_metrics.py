@@ -36,9 +36,9 @@ import time
 import urllib.parse
 import urllib.request
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from vswtest import Proc, check, finish  # noqa: E402
-from vswd_traffic import Case  # noqa: E402
+from vswtest.checks import Checks
+from vswtest.proc import Proc
+from vswd_traffic import Case
 
 IDLE_SEC = 5      # vswd_metrics_http.c IDLE_SEC
 CLIENTS_MAX = 32  # vswd_metrics_http.c CLIENTS_MAX
@@ -49,9 +49,9 @@ class MetricsCase(Case):
     """vswd_traffic's cross-connect set-up plus the metrics endpoint on a
     free port (port 0 in the config; the bound one is asked back)."""
 
-    def __init__(self, args, tmp, failures):
+    def __init__(self, args, tmp, checks):
         args.case = "rules"  # the cross-connect config of vswd_traffic
-        super().__init__(args, tmp, failures)
+        super().__init__(args, tmp, checks)
         self.port = None
 
     def config(self):
@@ -64,9 +64,8 @@ class MetricsCase(Case):
         super().start_vswd()
         ep = self.vswd.ctl("metrics-endpoint --json")
         self.port = int(ep["listen"].rsplit(":", 1)[1])
-        check(ep["enabled"] and ep["listen"].startswith("127.0.0.1:"),
-              "metrics endpoint on localhost (%s)" % ep["listen"],
-              self.failures)
+        self.checks.check(ep["enabled"] and ep["listen"].startswith("127.0.0.1:"),
+              "metrics endpoint on localhost (%s)" % ep["listen"])
 
     def url(self, path="/metrics"):
         return "http://127.0.0.1:%d%s" % (self.port, path)
@@ -158,24 +157,23 @@ class Prometheus:
 def check_page(c):
     """GET /metrics and `vswctl metrics` serve the same page."""
     st, ctype, page = http_get(c.url())
-    check(st == 200 and ctype.startswith("text/plain; version=0.0.4"),
-          "GET /metrics: 200, %s" % ctype, c.failures)
+    c.checks.check(st == 200 and ctype.startswith("text/plain; version=0.0.4"),
+          "GET /metrics: 200, %s" % ctype)
     ctl = c.vswd.ctl("metrics")
     same = set(samples(page)) == set(samples(ctl))
-    check(same, "vswctl metrics has the samples of GET /metrics (%d)" %
-          len(samples(page)), c.failures)
+    c.checks.check(same, "vswctl metrics has the samples of GET /metrics (%d)" %
+          len(samples(page)))
     helps = [ln for ln in page.splitlines() if ln.startswith("# HELP")]
     types = [ln for ln in page.splitlines() if ln.startswith("# TYPE")]
-    check(len(helps) == len(types) > 10 and
+    c.checks.check(len(helps) == len(types) > 10 and
           all(ln.split()[2].startswith("vsw_") for ln in types),
-          "%d families, each with HELP and TYPE, all vsw_*" % len(types),
-          c.failures)
+          "%d families, each with HELP and TYPE, all vsw_*" % len(types))
     promtool = shutil.which("promtool")
     if promtool:
         r = subprocess.run([promtool, "check", "metrics"], input=page,
                            capture_output=True, text=True, timeout=30)
-        check(r.returncode == 0, "promtool check metrics: clean %s" %
-              (r.stdout + r.stderr).strip()[:300], c.failures)
+        c.checks.check(r.returncode == 0, "promtool check metrics: clean %s" %
+              (r.stdout + r.stderr).strip()[:300])
     return page
 
 
@@ -185,8 +183,7 @@ def case_prometheus(c):
     try:
         prom.ready()
         up = prom.wait_value('up{job="vswd"}', 1.0, 20.0)
-        check(up == 1.0, "prometheus scrapes vswd (up = %s)" % up,
-              c.failures)
+        c.checks.check(up == 1.0, "prometheus scrapes vswd (up = %s)" % up)
         g = c.start_guest(1)
         gs, x = c.traffic(g, c.args.seconds)
         c.identity("prometheus", gs, x)
@@ -211,16 +208,16 @@ def case_prometheus(c):
         ]
         for expr, value, what in want:
             got = prom.wait_value(expr, float(value))
-            check(got == float(value) and value > 0,
+            c.checks.check(got == float(value) and value > 0,
                   "prometheus %s = %s == vswd %s = %d" % (expr, got, what,
-                                                          value), c.failures)
+                                                          value))
         n_drops = sum(v for p in pmds for k, v in p.items()
                       if k.startswith("drop_"))
         got = prom.wait_value('sum(vsw_pmd_drops_total)', float(n_drops))
-        check(got == float(n_drops) and
+        c.checks.check(got == float(n_drops) and
               len(prom.query('vsw_pmd_drops_total')) > 3,
               "prometheus sum(vsw_pmd_drops_total) = %s == vswd "
-              "pmd-stats-show drop_* = %d" % (got, n_drops), c.failures)
+              "pmd-stats-show drop_* = %d" % (got, n_drops))
         check_page(c)
         g.quit()
         check_flow_dump(c)
@@ -237,19 +234,19 @@ def check_flow_dump(c):
     text = c.vswd.ctl("flow-dump").splitlines()
     rules = c.vswd.ctl("flow-dump --json")["rules"]
     ms = [line.match(ln) for ln in text]
-    check(len(text) == len(rules) == 2 and all(ms),
+    c.checks.check(len(text) == len(rules) == 2 and all(ms),
           "flow-dump: %d lines in the ovs-ofctl form: %s" % (len(text),
-                                                             text), c.failures)
+                                                             text))
     for m, r in zip(ms, rules):
         if not m:
             continue
-        check(int(m.group(1)) == r["priority"] and
+        c.checks.check(int(m.group(1)) == r["priority"] and
               int(m.group(2)) == r["n_packets"] and
               (m.group(5) or "").strip() == r["match"] and
               m.group(6) == r["actions"] and
               r["rule"] == "priority=%d,%s,actions=%s" % (
                   r["priority"], r["match"], r["actions"]),
-              "flow-dump text and --json agree: %s" % r["rule"], c.failures)
+              "flow-dump text and --json agree: %s" % r["rule"])
     d0 = {r["rule"]: r["duration"] for r in rules}
     time.sleep(1.0)
     # same match and priority, other actions: a replace keeps the time
@@ -259,16 +256,16 @@ def check_flow_dump(c):
     after = {r["match"]: r for r in c.vswd.ctl("flow-dump --json")["rules"]}
     old = d0[VM1_RULE]
     r1, r2 = after["in_port=vm1"], after["in_port=vm2"]
-    check(r1["actions"] == "output:vm1" and r1["duration"] >= old + 0.9 and
+    c.checks.check(r1["actions"] == "output:vm1" and r1["duration"] >= old + 0.9 and
           r1["n_packets"] > 0,
           "flow-dump: replaced rule keeps duration (%.3f -> %.3f) and "
-          "counters" % (old, r1["duration"]), c.failures)
-    check(r2["duration"] < 0.9 and r2["n_packets"] == 0,
+          "counters" % (old, r1["duration"]))
+    c.checks.check(r2["duration"] < 0.9 and r2["n_packets"] == 0,
           "flow-dump: re-added rule starts again (%.3f s, %d packets)" %
-          (r2["duration"], r2["n_packets"]), c.failures)
+          (r2["duration"], r2["n_packets"]))
     st, body = c.vswd.request("flow-dump --json")
-    check(st == 0 and body.startswith('{"schema": 1, "rules": ['),
-          "flow-dump --json is versioned: %s" % body[:40], c.failures)
+    c.checks.check(st == 0 and body.startswith('{"schema": 1, "rules": ['),
+          "flow-dump --json is versioned: %s" % body[:40])
 
 
 # ---- hostile ----
@@ -333,10 +330,8 @@ def hostile_requests(c):
     ]
     for name, data, ok in cases:
         st = status_of(raw(c.port, data))
-        check(st in ok, "hostile %s: status %s (want %s)" % (name, st, ok),
-              c.failures)
-        check(c.vswd.p.p.poll() is None, "hostile %s: vswd alive" % name,
-              c.failures)
+        c.checks.check(st in ok, "hostile %s: status %s (want %s)" % (name, st, ok))
+        c.checks.check(c.vswd.p.p.poll() is None, "hostile %s: vswd alive" % name)
 
 
 def hostile_idle(c):
@@ -349,8 +344,8 @@ def hostile_idle(c):
     t0 = time.monotonic()
     st, _ = c.vswd.request("version")
     dt = time.monotonic() - t0
-    check(st == 0 and dt < 1.0, "control socket answers while 9 HTTP "
-          "connections hang (%.3f s)" % dt, c.failures)
+    c.checks.check(st == 0 and dt < 1.0, "control socket answers while 9 HTTP "
+          "connections hang (%.3f s)" % dt)
     closed = 0
     for s in silent + [trickle]:
         s.settimeout(IDLE_SEC * 3)
@@ -360,9 +355,9 @@ def hostile_idle(c):
             closed += 1
         s.close()
     dt = time.monotonic() - t0
-    check(closed == 9 and dt < IDLE_SEC * 3,
+    c.checks.check(closed == 9 and dt < IDLE_SEC * 3,
           "silent/slowloris connections closed by vswd (%d of 9 in %.1f s)" %
-          (closed, dt), c.failures)
+          (closed, dt))
 
 
 def hostile_flood(c):
@@ -384,22 +379,21 @@ def hostile_flood(c):
             pass
     time.sleep(1.0)
     held = fd_count(pid) - fds0
-    check(len(conns) > CLIENTS_MAX and held <= CLIENTS_MAX,
+    c.checks.check(len(conns) > CLIENTS_MAX and held <= CLIENTS_MAX,
           "flood: vswd holds %d of %d connections (limit %d)" %
-          (held, len(conns), CLIENTS_MAX), c.failures)
+          (held, len(conns), CLIENTS_MAX))
     t0 = time.monotonic()
     st, _ = c.vswd.request("version")
     dt = time.monotonic() - t0
-    check(st == 0 and dt < 1.0, "flood: control socket answers (%.3f s)" %
-          dt, c.failures)
+    c.checks.check(st == 0 and dt < 1.0, "flood: control socket answers (%.3f s)" %
+          dt)
     for s in conns:
         s.close()
     try:
         st = http_get(c.url(), IDLE_SEC * 3)[0]
     except OSError as e:
         st = str(e)
-    check(st == 200, "flood: served again once the flood is gone (%s)" % st,
-          c.failures)
+    c.checks.check(st == 200, "flood: served again once the flood is gone (%s)" % st)
 
 
 def case_hostile(c):
@@ -424,19 +418,18 @@ def case_hostile(c):
         if fds <= fds0 or time.monotonic() > end:
             break
         time.sleep(0.5)
-    check(fds <= fds0, "vswd fds back to %d (%d)" % (fds0, fds), c.failures)
+    c.checks.check(fds <= fds0, "vswd fds back to %d (%d)" % (fds0, fds))
     ep = c.vswd.ctl("metrics-endpoint off --json")
-    check(not ep["enabled"], "metrics-endpoint off", c.failures)
+    c.checks.check(not ep["enabled"], "metrics-endpoint off")
     try:
         http_get(c.url(), 2.0)
         off = False
     except OSError:
         off = True
-    check(off, "endpoint closed after metrics-endpoint off", c.failures)
+    c.checks.check(off, "endpoint closed after metrics-endpoint off")
     st, body = c.vswd.request("metrics-endpoint 999999")
-    check(st == 1 and "bad metrics address" in body,
-          "metrics-endpoint rejects a bad port: %s" % body.strip(),
-          c.failures)
+    c.checks.check(st == 1 and "bad metrics address" in body,
+          "metrics-endpoint rejects a bad port: %s" % body.strip())
     g.quit()
     c.finish()
 
@@ -460,23 +453,22 @@ def main():
         return 77
     case = args.case
     tmp = tempfile.mkdtemp(prefix="vswd-metrics-")
-    failures = []
+    checks = Checks()
     print("case %s, temp dir %s" % (case, tmp))
-    c = MetricsCase(args, tmp, failures)
+    c = MetricsCase(args, tmp, checks)
     try:
         if case == "prometheus":
             case_prometheus(c)
         else:
             case_hostile(c)
     except Exception as e:  # report, clean up, fail
-        failures.append(str(e))
-        print("ERROR: %s" % e)
+        checks.fail("ERROR: %s" % e)
     finally:
         for g in c.guests:
             g.kill()
         if c.vswd is not None:
             c.vswd.stop(signal.SIGKILL)
-    return finish(tmp, failures, args.keep)
+    return checks.finish(tmp, args.keep)
 
 
 if __name__ == "__main__":

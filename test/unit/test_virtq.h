@@ -38,6 +38,8 @@ extern struct tg_rng test_rng;
 struct fx *fx_new(uint32_t size, uint64_t features);
 /* Re-creates the vsw_virtq from the guest's config (reconnect). */
 void fx_reinit(struct fx *f);
+/* The same, resuming at the queue's ring position (the port's way). */
+void fx_resume(struct fx *f);
 void fx_free(struct fx *f);
 
 struct stat_delta {

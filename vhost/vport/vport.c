@@ -156,10 +156,6 @@ port_alloc(const struct vsw_vport_config *cfg)
 		q->callfd = -1;
 		snprintf(q->name, sizeof(q->name), "%s q%u %s", port->name,
 			i / 2, i % 2 ? "tx" : "rx");
-		q->vq = aligned_alloc(64, RTE_ALIGN_CEIL(sizeof(*q->vq), 64));
-		if (q->vq == NULL)
-			goto fail;
-		memset(q->vq, 0, sizeof(*q->vq));
 	}
 	return port;
 fail:
@@ -386,11 +382,12 @@ vsw_vport_stats_get(struct vsw_vport *port, uint64_t stats[VSW_VIRTQ_STAT__MAX])
 	pthread_mutex_lock(&port->lock);
 	for (i = 0; i < port->nr_queues; i++) {
 		const struct vport_queue *q = &port->queues[i];
-		const volatile uint64_t *live = q->vq->stats;
+		uint64_t live[VSW_VIRTQ_STAT__MAX] = {0};
 
+		if (q->vq != NULL)
+			vsw_virtq_stats_read(q->vq, live);
 		for (s = 0; s < VSW_VIRTQ_STAT__MAX; s++)
-			stats[s] +=
-				q->retired[s] + (q->initialised ? live[s] : 0);
+			stats[s] += q->retired[s] + live[s];
 		stats[VSW_VIRTQ_STAT_ENQ_DROP_NOT_READY] +=
 			*(const volatile uint64_t *)&q->not_ready;
 	}

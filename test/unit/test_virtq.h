@@ -59,7 +59,8 @@ void fx_expect(struct fx *f, const struct stat_delta *d, size_t n);
 /* One single-segment mbuf holding len bytes of pattern. */
 struct rte_mbuf *fx_mbuf(uint32_t len, uint8_t pattern);
 
-/* cmocka setup/teardown: the mempool's in-use count returns to baseline. */
+/* cmocka setup/teardown: the mempool is whole (each free mbuf in it once,
+ * tg_pool_audit) and what is in use returns to the baseline. */
 int fx_pool_setup(void **state);
 int fx_pool_teardown(void **state);
 

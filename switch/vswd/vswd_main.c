@@ -161,6 +161,19 @@ start_control(struct vswd *d)
 	return 0;
 }
 
+/*
+ * What to run at start-up: --config FILE wins (with or without
+ * --no-default-config: the user named a file, so it is never dropped);
+ * "" = nothing; NULL = the built-in default.
+ */
+static const char *
+startup_config(const struct vswd_opts *o)
+{
+	if (o->config != NULL)
+		return o->config;
+	return o->no_default_config ? "" : NULL;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -195,8 +208,7 @@ main(int argc, char **argv)
 	ev_timer_start(d.loop, &housekeeping_w);
 
 	if (vswd_dp_start(&d) < 0 || start_control(&d) < 0 ||
-			vswd_config_run(&d, d.opts.no_default_config ?
-				"" : d.opts.config) < 0) {
+			vswd_config_run(&d, startup_config(&d.opts)) < 0) {
 		d.exit_code = 1;
 	} else {
 		VSWD_LOG(NOTICE, "ready, control socket %s\n", d.ctl_path);

@@ -109,7 +109,13 @@ static const struct {
 };
 #define N_FIELDS (sizeof(fields) / sizeof(fields[0]))
 
-/* A mask of 1..4 fields, some of them prefixes or arbitrary bit masks. */
+/* Set: every mask also covers all eight key words (see random_mask). */
+static int wide_masks;
+
+/*
+ * A mask of 1..4 fields, some of them prefixes or arbitrary bit masks;
+ * with wide_masks, plus one random non-zero byte in each of the 8 words.
+ */
 static void
 random_mask(struct vsw_flow_mask *m)
 {
@@ -135,6 +141,8 @@ random_mask(struct vsw_flow_mask *m)
 					(uint8_t) ~(0x80u >> (b % 8));
 		}
 	}
+	for (i = 0; wide_masks && i < 8; i++)
+		p[i * 8 + rnd() % 8] |= (uint8_t)(1 + rnd() % 255);
 }
 
 /* Values from a small domain per byte, so keys and rules collide often. */
@@ -527,6 +535,16 @@ test_default_rule_12x400(void **state)
 	run_config(12, 400, 5, 1);
 }
 
+/* Every subtable spans the full key width (8-word pack, hash, compare). */
+static void
+test_wide_8x300(void **state)
+{
+	(void)state;
+	wide_masks = 1;
+	run_config(8, 300, 4, 0);
+	wide_masks = 0;
+}
+
 static void
 test_empty(void **state)
 {
@@ -831,6 +849,7 @@ main(void)
 		cmocka_unit_test(test_prio_16x500),
 		cmocka_unit_test(test_prio_64x1000),
 		cmocka_unit_test(test_default_rule_12x400),
+		cmocka_unit_test(test_wide_8x300),
 		cmocka_unit_test(test_insert_remove_clone),
 		cmocka_unit_test(test_concurrent_impl_switch),
 	};

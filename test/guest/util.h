@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Helpers shared by virtqueue tests, benchmarks and fuzzers: EAL start-up
- * for test processes, a seeded RNG, mbufs built from / compared with
- * flat byte arrays, and a mempool integrity audit.
+ * for test processes, a seeded RNG, and mbufs built from / compared with
+ * flat byte arrays.
  */
 #ifndef VSW_TEST_GUEST_UTIL_H
 #define VSW_TEST_GUEST_UTIL_H
@@ -40,16 +40,5 @@ struct rte_mbuf *tg_mbuf_build(struct rte_mempool *mp, const uint8_t *data,
 /* true when m's segments hold exactly data[0..len) and pkt_len/nb_segs add up. */
 bool tg_mbuf_equal(const struct rte_mbuf *m, const uint8_t *data,
 	uint32_t len);
-
-/*
- * Pool integrity: takes every free object out of mp (per-lcore caches
- * flushed first), checks that each is one of the pool's own objects and
- * appears once, and puts them all back as they were. Returns how many
- * entries are wrong (a duplicate: an object freed twice; a stranger), 0
- * when the pool is whole; *nfree gets the distinct free objects, so
- * mp->size - *nfree is what is really in use. No other thread may use mp
- * meanwhile. Counts alone cannot see a double free that hides a leak.
- */
-int tg_pool_audit(struct rte_mempool *mp, unsigned int *nfree);
 
 #endif /* VSW_TEST_GUEST_UTIL_H */

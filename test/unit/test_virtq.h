@@ -15,6 +15,7 @@
 #include <vsw/virtq.h>
 
 #include "guest.h"
+#include "pool_audit.h"
 #include "util.h"
 
 #define F(bit) (1ull << (bit))

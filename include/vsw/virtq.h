@@ -154,8 +154,9 @@ struct vsw_virtq;
  * right alignment and size for cfg->size) and sizes the shadow used ring to
  * cfg->size. The only allocation the queue ever makes: the burst calls
  * allocate nothing but mbufs. Counters start at 0. Returns the queue, or
- * NULL with rte_errno set: EINVAL (bad size, no memory table), EFAULT (a
- * ring outside guest memory, logged), ENOMEM.
+ * NULL with rte_errno set: EINVAL (bad size; no memory table or more than
+ * VSW_MEM_REGIONS_MAX regions), EFAULT (a ring outside guest memory,
+ * logged), ENOMEM.
  */
 struct vsw_virtq *vsw_virtq_create(const struct vsw_virtq_config *cfg);
 

@@ -117,6 +117,7 @@ struct vsw_virtq *
 vsw_virtq_create(const struct vsw_virtq_config *cfg)
 {
 	struct vsw_virtq *vq;
+	void *mem;
 	size_t len;
 	int rc;
 
@@ -126,13 +127,14 @@ vsw_virtq_create(const struct vsw_virtq_config *cfg)
 		rte_errno = EINVAL;
 		return NULL;
 	}
-	len = RTE_ALIGN_CEIL(sizeof(*vq) + cfg->size * sizeof(vq->shadow[0]),
-		RTE_CACHE_LINE_SIZE);
-	vq = aligned_alloc(RTE_CACHE_LINE_SIZE, len);
-	if (vq == NULL) {
+	/* exact length (posix_memalign, unlike aligned_alloc, needs no
+	 * rounding): a shadow overrun hits ASan's redzone at once */
+	len = sizeof(*vq) + cfg->size * sizeof(vq->shadow[0]);
+	if (posix_memalign(&mem, RTE_CACHE_LINE_SIZE, len) != 0) {
 		rte_errno = ENOMEM;
 		return NULL;
 	}
+	vq = mem;
 	memset(vq, 0, sizeof(*vq));
 	rc = queue_setup(vq, cfg);
 	if (rc != 0) {

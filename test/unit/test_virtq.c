@@ -8,7 +8,8 @@
  * the header's partition says.
  *
  * This file: translation, random round trips (dequeue, enqueue, and the
- * two chained), notification decisions, reconnect. Hostile guests are in
+ * two chained), notification decisions, a burst that takes the whole
+ * ring, reconnect. Hostile guests are in
  * test_virtq_hostile.c; the cases:
  *   1. avail ring head index >= ring size        (ring broken, queue stops)
  *   2. chain "next" index >= ring size
@@ -600,6 +601,49 @@ test_notify_event_idx(void **state)
 	fx_free(f);
 }
 
+/* --- a burst that takes the whole ring ----------------------------------------- */
+
+/* Every chain of a size-8 ring in one burst: the shadow used ring's limit. */
+static void
+test_full_ring(void **state)
+{
+	static const uint8_t frame[100];
+	struct fx *tx = fx_new(8, F_STD), *rx = fx_new(8, F_STD);
+	uint32_t piece = 12 + 60, small[1] = {64}, len, i, round;
+	struct rte_mbuf *m[12];
+	uint16_t id;
+
+	(void)state;
+	for (round = 0; round < 3; round++) { /* indices wrap the ring */
+		for (i = 0; i < 8; i++)
+			assert_true(tg_tx_post(&tx->q, frame, 60, &piece, 1,
+					    false) >= 0);
+		tg_kick(&tx->q);
+		assert_int_equal(vsw_virtq_dequeue_burst(tx->vq, test_pool, m,
+					 32), 8);
+		rte_pktmbuf_free_bulk(m, 8);
+		for (i = 0; i < 8; i++)
+			assert_int_equal(tg_used_pop(&tx->q, &id, &len), 1);
+		FX_EXPECT(tx, {S(DEQ_PACKETS), 8}, {S(DEQ_BYTES), 8 * 60},
+			{S(NOTIFY_SENT), 1});
+		/* mergeable: 12 + 100 bytes take two 64-byte chains each, so
+		 * 4 packets use all 8 and the other 2 find the ring full */
+		for (i = 0; i < 8; i++)
+			assert_true(tg_rx_post(&rx->q, small, 1, false) >= 0);
+		tg_kick(&rx->q);
+		for (i = 0; i < 6; i++)
+			m[i] = fx_mbuf(100, (uint8_t)i);
+		assert_int_equal(vsw_virtq_enqueue_burst(rx->vq, m, 6), 4);
+		rte_pktmbuf_free_bulk(m, 6);
+		for (i = 0; i < 8; i++)
+			assert_int_equal(tg_used_pop(&rx->q, &id, &len), 1);
+		FX_EXPECT(rx, {S(ENQ_PACKETS), 4}, {S(ENQ_BYTES), 4 * 100},
+			{S(ENQ_DROP_RING_FULL), 2}, {S(NOTIFY_SENT), 1});
+	}
+	fx_free(tx);
+	fx_free(rx);
+}
+
 /* --- reconnect ---------------------------------------------------------------- */
 
 static void
@@ -679,6 +723,7 @@ main(int argc, char **argv)
 		T(test_loop_random),
 		T(test_notify_flags),
 		T(test_notify_event_idx),
+		T(test_full_ring),
 		T(test_reconnect),
 	};
 	const char *seed_env = getenv("VSW_TEST_SEED");

@@ -29,7 +29,6 @@ usage: vswd_pvp.py --build BUILD_DIR --case CASE [--testpmd PATH]
 """
 import argparse
 import os
-import re
 import shutil
 import signal
 import subprocess
@@ -37,8 +36,9 @@ import sys
 import tempfile
 import time
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from vswtest import Guest, Vswd, check, finish  # noqa: E402
+from vswtest.checks import Checks, vswd_end
+from vswtest.testpmd import Guest
+from vswtest.vswd import Vswd
 
 CASES = ("veth", "null", "pmd2", "sleep", "retries")
 TOOL = os.path.join(os.path.dirname(os.path.abspath(__file__)),
@@ -115,11 +115,11 @@ class Net:
 
 
 class Case:
-    def __init__(self, args, tmp, failures):
+    def __init__(self, args, tmp, checks):
         self.args = args
         self.tmp = tmp
         self.run = os.path.join(tmp, "run")
-        self.failures = failures
+        self.checks = checks
         self.vswd = None
         self.guest = None
 
@@ -134,24 +134,12 @@ class Case:
         return self.vswd
 
     def check(self, cond, what):
-        check(cond, "%s: %s" % (self.args.case, what), self.failures)
-
-    def port(self, name):
-        return self.vswd.ports()[name]
+        self.checks.check(cond, "%s: %s" % (self.args.case, what))
 
     def finish(self):
+        """Validators silent, exit 0, every mbuf back, sockets gone."""
         v, self.vswd = self.vswd, None
-        status, _ = v.request("shutdown")
-        try:
-            rc = v.p.p.wait(30)
-        except subprocess.TimeoutExpired:
-            rc = None
-        v.stop(signal.SIGKILL)
-        self.check(status == 0 and rc == 0, "vswd exited with 0 (%s)" % rc)
-        m = re.search(r"mbuf pool: (\d+) in use", v.p.buf)
-        self.check(m is not None and m.group(1) == "0",
-                   "mbuf pool back to 0 in use (%s)" %
-                   (m.group(0) if m else "no pool line"))
+        vswd_end(self.checks, v)
 
     def cleanup(self):
         if self.guest is not None:
@@ -478,17 +466,16 @@ def main():
         print("SKIP: no dpdk-testpmd")
         return SKIP
     tmp = tempfile.mkdtemp(prefix="vswd-pvp-")
-    failures = []
-    c = Case(args, tmp, failures)
+    checks = Checks()
+    c = Case(args, tmp, checks)
     try:
         {"veth": case_veth, "null": case_null, "pmd2": case_pmd2,
          "sleep": case_sleep, "retries": case_retries}[args.case](c)
     except Exception as e:  # a failed step: report, keep the logs
-        failures.append("%s: %s" % (args.case, e))
-        print("FAIL:", e)
+        checks.fail("%s: %s" % (args.case, e))
     finally:
         c.cleanup()
-    return finish(tmp, failures, args.keep)
+    return checks.finish(tmp, args.keep)
 
 
 if __name__ == "__main__":

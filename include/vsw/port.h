@@ -97,8 +97,7 @@ void vsw_port_vhost_init(struct vsw_port_vhost *p, struct vsw_vport *vport,
 int vsw_port_vhost_set_tx_retries(struct vsw_port_vhost *p, unsigned max);
 unsigned vsw_port_vhost_tx_retries_max(const struct vsw_port_vhost *p);
 /* Retries made on queue pair qp so far (0 for qp out of range). */
-uint64_t vsw_port_vhost_tx_retries(const struct vsw_port_vhost *p,
-	uint16_t qp);
+uint64_t vsw_port_vhost_tx_retries(const struct vsw_port_vhost *p, uint16_t qp);
 extern const struct vsw_port_ops vsw_port_vhost_ops;
 
 /* ---- DPDK ethdev port (configured and started by the caller) ---- */

@@ -101,7 +101,7 @@ int vsw_switch_rxq_cycles(const struct vsw_switch *sw, uint16_t port_no,
 
 enum vsw_rxq_assign {
 	VSW_RXQ_ASSIGN_ROUNDROBIN, /* ports in number order, then queues */
-	VSW_RXQ_ASSIGN_CYCLES,     /* by measured cycles (OVS "cycles") */
+	VSW_RXQ_ASSIGN_CYCLES,	   /* by measured cycles (OVS "cycles") */
 };
 /*
  * Reassign every rx queue to the PMDs and publish: by measured cycles
@@ -116,8 +116,8 @@ int vsw_switch_rxq_rebalance(struct vsw_switch *sw, enum vsw_rxq_assign how);
  * fewer queues, then lower index). pmd_of[i] gets queue i's PMD.
  * 0 or -ENOMEM.
  */
-int vsw_switch_rxq_assign_cycles(const uint64_t *load, unsigned n,
-	unsigned n_pmds, uint8_t *pmd_of);
+int vsw_switch_rxq_assign_cycles(
+	const uint64_t *load, unsigned n, unsigned n_pmds, uint8_t *pmd_of);
 
 /* ---- rules (control thread); each call publishes once ---- */
 

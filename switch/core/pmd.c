@@ -129,8 +129,8 @@ rxq_charge(struct vsw_pmd *pmd, const struct vsw_rxq_ref *r, uint64_t c)
 /* The flush's cycles go to the busy queues by their packets (OVS does the
  * same): the guest copy of a vhost output is most of a packet's cost. */
 static __rte_noinline void
-rxq_charge_flush(struct vsw_pmd *pmd, const struct rxq_busy *b,
-	unsigned n_busy, unsigned total, uint64_t c)
+rxq_charge_flush(struct vsw_pmd *pmd, const struct rxq_busy *b, unsigned n_busy,
+	unsigned total, uint64_t c)
 {
 	for (unsigned i = 0; i < n_busy; i++)
 		rxq_charge(pmd, b[i].r, c * b[i].n / total);

@@ -329,10 +329,10 @@ vsw_switch_rxq_cycles(const struct vsw_switch *sw, uint16_t port_no,
 	p = sw->ports->port[port_no];
 	if (p == NULL || queue >= p->n_rxq)
 		return -ENOENT;
-	*cycles = queue < VSW_SWITCH_RXQ_MEASURED ?
-		rxq_cycles_raw(sw, port_no, queue) -
-			sw->rxq_base[port_no][queue] :
-		0;
+	*cycles = queue < VSW_SWITCH_RXQ_MEASURED
+			  ? rxq_cycles_raw(sw, port_no, queue) -
+				    sw->rxq_base[port_no][queue]
+			  : 0;
 	return 0;
 }
 
@@ -352,8 +352,8 @@ load_desc(const void *a, const void *b)
 }
 
 int
-vsw_switch_rxq_assign_cycles(const uint64_t *load, unsigned n,
-	unsigned n_pmds, uint8_t *pmd_of)
+vsw_switch_rxq_assign_cycles(
+	const uint64_t *load, unsigned n, unsigned n_pmds, uint8_t *pmd_of)
 {
 	uint64_t sum[VSW_SWITCH_MAX_PMDS] = {0};
 	unsigned cnt[VSW_SWITCH_MAX_PMDS] = {0};
@@ -401,8 +401,8 @@ pin_by_cycles(struct vsw_switch *sw)
 			if (t->rxqs[i].queue >= VSW_SWITCH_RXQ_MEASURED)
 				continue; /* stays round-robin */
 			ref[k] = t->rxqs[i];
-			vsw_switch_rxq_cycles(sw, ref[k].port, ref[k].queue,
-				&load[k]);
+			vsw_switch_rxq_cycles(
+				sw, ref[k].port, ref[k].queue, &load[k]);
 			k++;
 		}
 		rc = vsw_switch_rxq_assign_cycles(

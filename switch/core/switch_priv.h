@@ -132,7 +132,7 @@ struct vsw_pmd {
 	uint64_t rules_version;
 	uint64_t rules_gen;
 	struct vsw_emc *emc; /* NULL when the EMC is off */
-	uint32_t sleep_us; /* current idle back-off step, 0 = awake */
+	uint32_t sleep_us;   /* current idle back-off step, 0 = awake */
 	uint32_t emc_inv_prob; /* what this PMD's EMC is set to */
 
 	/* Owned counters (single writer: this PMD). */

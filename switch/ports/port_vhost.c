@@ -45,8 +45,8 @@ vhost_tx_burst(void *port, uint16_t queue, struct rte_mbuf **pkts,
 	if (max == 0 || unlikely(queue >= VSW_PORT_VHOST_QUEUES))
 		sent = vsw_vport_enqueue_burst(p->vport, queue, pkts, n);
 	else
-		sent = vsw_vport_enqueue_burst_retry(p->vport, queue, pkts, n,
-			max, &p->tx_retries[queue]);
+		sent = vsw_vport_enqueue_burst_retry(
+			p->vport, queue, pkts, n, max, &p->tx_retries[queue]);
 
 	rte_pktmbuf_free_bulk(pkts, n);
 	return sent;

@@ -94,8 +94,8 @@ cmd_log_level(void *ctx, int argc, char **argv, struct vsw_ctl_reply *r)
 }
 
 const struct vsw_ctl_command vswd_commands[] = {
-	{"port-add", "NAME vhost-user|vhost-user-client|dpdk [KEY=VALUE...]",
-		2, 9, vswd_cmd_port_add, "add a port (see README: ports)"},
+	{"port-add", "NAME vhost-user|vhost-user-client|dpdk [KEY=VALUE...]", 2,
+		9, vswd_cmd_port_add, "add a port (see README: ports)"},
 	{"port-del", "NAME", 1, 1, vswd_cmd_port_del, "delete a port"},
 	{"port-show", "[NAME]", 0, 1, vswd_cmd_port_show,
 		"ports: counters, drops by reason, features, link state"},

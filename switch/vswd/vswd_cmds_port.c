@@ -274,22 +274,25 @@ show_eth(const struct vswd_port *p, struct vsw_ctl_reply *r)
 
 	memset(&es, 0, sizeof(es));
 	rte_eth_stats_get(p->eth_port, &es);
-	vsw_ctl_reply_printf(r, r->json ? ", \"eth_stats\": {\"ipackets\": %"
-		PRIu64 ", \"opackets\": %" PRIu64 ", \"ibytes\": %" PRIu64
-		", \"obytes\": %" PRIu64 ", \"imissed\": %" PRIu64
-		", \"ierrors\": %" PRIu64 ", \"oerrors\": %" PRIu64
-		", \"rx_nombuf\": %" PRIu64 "}" :
-		"  ethdev: ipackets=%" PRIu64 " opackets=%" PRIu64
-		" ibytes=%" PRIu64 " obytes=%" PRIu64 " imissed=%" PRIu64
-		" ierrors=%" PRIu64 " oerrors=%" PRIu64 " rx_nombuf=%" PRIu64
-		"\n", es.ipackets, es.opackets, es.ibytes, es.obytes,
-		es.imissed, es.ierrors, es.oerrors, es.rx_nombuf);
+	vsw_ctl_reply_printf(r,
+		r->json ? ", \"eth_stats\": {\"ipackets\": %" PRIu64
+			  ", \"opackets\": %" PRIu64 ", \"ibytes\": %" PRIu64
+			  ", \"obytes\": %" PRIu64 ", \"imissed\": %" PRIu64
+			  ", \"ierrors\": %" PRIu64 ", \"oerrors\": %" PRIu64
+			  ", \"rx_nombuf\": %" PRIu64 "}"
+			: "  ethdev: ipackets=%" PRIu64 " opackets=%" PRIu64
+			  " ibytes=%" PRIu64 " obytes=%" PRIu64
+			  " imissed=%" PRIu64 " ierrors=%" PRIu64
+			  " oerrors=%" PRIu64 " rx_nombuf=%" PRIu64 "\n",
+		es.ipackets, es.opackets, es.ibytes, es.obytes, es.imissed,
+		es.ierrors, es.oerrors, es.rx_nombuf);
 	if (n > 0) {
 		names = calloc((size_t)n, sizeof(*names));
 		xs = calloc((size_t)n, sizeof(*xs));
 	}
 	if (names == NULL || xs == NULL ||
-		rte_eth_xstats_get_names(p->eth_port, names, (unsigned)n) != n ||
+		rte_eth_xstats_get_names(p->eth_port, names, (unsigned)n) !=
+			n ||
 		rte_eth_xstats_get(p->eth_port, xs, (unsigned)n) != n)
 		n = 0;
 	if (r->json)
@@ -338,9 +341,10 @@ show_port_text(struct vswd_port *p, const struct vsw_port_stats *ps,
 		show_eth(p, r);
 		return;
 	}
-	vsw_ctl_reply_printf(r, "  tx retries: %" PRIu64 " (at most %u per "
-		"burst)\n", vhost_retries(p),
-		vsw_port_vhost_tx_retries_max(&p->vhost));
+	vsw_ctl_reply_printf(r,
+		"  tx retries: %" PRIu64 " (at most %u per "
+		"burst)\n",
+		vhost_retries(p), vsw_port_vhost_tx_retries_max(&p->vhost));
 	vsw_ctl_reply_printf(r, "  queue pairs: %u offered, %u vrings live; "
 		"features 0x%" PRIx64 "; connects %" PRIu64 "\n", p->queues,
 		vi->queues_live, vi->features, vi->connects);
@@ -371,12 +375,14 @@ show_port_json(struct vswd_port *p, const struct vsw_port_stats *ps,
 	vsw_ctl_reply_printf(r, ", \"rx\": %" PRIu64 ", \"tx\": %" PRIu64
 		", \"tx_drops\": %" PRIu64, ps->rx, ps->tx, ps->tx_drops);
 	if (p->type == VSWD_PORT_VHOST) {
-		vsw_ctl_reply_printf(r, ", \"queue_pairs\": %u, "
+		vsw_ctl_reply_printf(r,
+			", \"queue_pairs\": %u, "
 			"\"vrings_live\": %u, \"features\": %" PRIu64
-			", \"connects\": %" PRIu64 ", \"disconnects\": %"
-			PRIu64 ", \"msg_rejected\": %" PRIu64
-			", \"queue_errors\": %" PRIu64 ", \"tx_retries\": %"
-			PRIu64 ", \"tx_retries_max\": %u, \"virtq\": {",
+			", \"connects\": %" PRIu64 ", \"disconnects\": %" PRIu64
+			", \"msg_rejected\": %" PRIu64
+			", \"queue_errors\": %" PRIu64
+			", \"tx_retries\": %" PRIu64
+			", \"tx_retries_max\": %u, \"virtq\": {",
 			p->queues, vi->queues_live, vi->features, vi->connects,
 			vi->disconnects, vi->msg_rejected, vi->queue_errors,
 			vhost_retries(p),
@@ -432,8 +438,8 @@ vswd_cmd_port_show(void *ctx, int argc, char **argv, struct vsw_ctl_reply *r)
 
 /* tx-retries-set N [PORT]: every vhost-user port (and later ones) or one. */
 void
-vswd_cmd_tx_retries_set(void *ctx, int argc, char **argv,
-	struct vsw_ctl_reply *r)
+vswd_cmd_tx_retries_set(
+	void *ctx, int argc, char **argv, struct vsw_ctl_reply *r)
 {
 	struct vswd *d = ctx;
 	struct vswd_port *one = NULL;
@@ -447,8 +453,8 @@ vswd_cmd_tx_retries_set(void *ctx, int argc, char **argv,
 	if (argc == 3) {
 		one = vswd_port_find(d, argv[2]);
 		if (one == NULL || one->type != VSWD_PORT_VHOST) {
-			vsw_ctl_reply_error(r, "no vhost-user port '%.40s'",
-				argv[2]);
+			vsw_ctl_reply_error(
+				r, "no vhost-user port '%.40s'", argv[2]);
 			return;
 		}
 		vsw_port_vhost_set_tx_retries(&one->vhost, (unsigned)n);
@@ -460,6 +466,8 @@ vswd_cmd_tx_retries_set(void *ctx, int argc, char **argv,
 				vsw_port_vhost_set_tx_retries(
 					&p->vhost, (unsigned)n);
 	}
-	vsw_ctl_reply_printf(r, r->json ? "{\"tx_retries_max\": %lu}\n" :
-		"tx retries: at most %lu per burst\n", n);
+	vsw_ctl_reply_printf(r,
+		r->json ? "{\"tx_retries_max\": %lu}\n"
+			: "tx retries: at most %lu per burst\n",
+		n);
 }

@@ -134,10 +134,14 @@ eth_open(struct vswd_port *p, const struct vswd_port_args *a, char *err,
 		 * before (EEXIST) is not ours to remove. */
 		bool ours = rc == 0 && probe_undo(a->devargs) == 0;
 
-		snprintf(err, errlen, "no ethdev port named '%s' after probing "
-			"'%s' (%s)", devname, a->devargs, rc == -EEXIST ?
-			"device was already probed, left attached" :
-			ours ? "device detached" : "could not detach device");
+		snprintf(err, errlen,
+			"no ethdev port named '%s' after probing "
+			"'%s' (%s)",
+			devname, a->devargs,
+			rc == -EEXIST
+				? "device was already probed, left attached"
+			: ours ? "device detached"
+			       : "could not detach device");
 		return -ENODEV;
 	}
 	p->eth_port = port_id;

@@ -27,8 +27,7 @@ static void
 assign(const uint64_t *load, unsigned n, unsigned n_pmds, uint8_t *out)
 {
 	memset(out, 0xee, n);
-	assert_int_equal(vsw_switch_rxq_assign_cycles(load, n, n_pmds, out),
-		0);
+	assert_int_equal(vsw_switch_rxq_assign_cycles(load, n, n_pmds, out), 0);
 	for (unsigned i = 0; i < n; i++)
 		assert_true(out[i] < n_pmds);
 }
@@ -56,10 +55,10 @@ test_one_pmd(void **state)
 	for (unsigned i = 0; i < 5; i++)
 		assert_int_equal(out[i], 0);
 	assert_int_equal(vsw_switch_rxq_assign_cycles(load, 0, 1, out), 0);
-	assert_int_equal(vsw_switch_rxq_assign_cycles(load, 5, 0, out),
-		-EINVAL);
-	assert_int_equal(vsw_switch_rxq_assign_cycles(load, 5,
-				 VSW_SWITCH_MAX_PMDS + 1, out),
+	assert_int_equal(
+		vsw_switch_rxq_assign_cycles(load, 5, 0, out), -EINVAL);
+	assert_int_equal(vsw_switch_rxq_assign_cycles(
+				 load, 5, VSW_SWITCH_MAX_PMDS + 1, out),
 		-EINVAL);
 }
 
@@ -133,9 +132,9 @@ test_random_loads(void **state)
 			/* Mostly small, a few heavy hitters, some idle. */
 			unsigned r = (unsigned)rand() % 10;
 
-			load[i] = r == 0 ? 0 : r == 1 ?
-				(uint64_t)rand() * 1000 :
-				(uint64_t)(rand() % 100000);
+			load[i] = r == 0   ? 0
+				  : r == 1 ? (uint64_t)rand() * 1000
+					   : (uint64_t)(rand() % 100000);
 			total += load[i];
 			big = load[i] > big ? load[i] : big;
 		}
@@ -172,8 +171,8 @@ test_rebalance_switch(void **state)
 			unsigned got;
 
 			for (unsigned i = 0; i < 32; i++)
-				pkts[i] = mk_pkt(dst, src, -1, 0x0a000001,
-					i, 64);
+				pkts[i] =
+					mk_pkt(dst, src, -1, 0x0a000001, i, 64);
 			inject(c, port, pkts, 32);
 			poll_all(c);
 			got = collect(c, port + 1, out, 32);

@@ -91,6 +91,13 @@ agent_loop() {
 	done
 }
 
+# The agent is a process of its own: PID 1 adopts every orphan (the
+# watchers `timeout` leaves behind, background commands), and a SIGCHLD
+# that lands in the middle of `read` cuts a command line in two. PID 1
+# only reaps.
 log "agent on /dev/$agent, up $(cut -d' ' -f1 /proc/uptime) s"
-agent_loop <"/dev/$agent" >"/dev/$agent" 2>&1
-poweroff -f
+agent_loop <"/dev/$agent" >"/dev/$agent" 2>&1 &
+while :; do
+	wait
+	sleep 1
+done

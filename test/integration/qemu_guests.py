@@ -312,6 +312,7 @@ def main():
     ap.add_argument("--keep", action="store_true", help="keep the temp dir")
     args = ap.parse_args()
     args.modes = args.modes.split(",")
+    sys.stdout.reconfigure(line_buffering=True)  # progress in the log
     if qemu_guest.qemu_binary() is None:
         print("qemu-system-x86_64 not installed: skipped")
         return 77

@@ -18,6 +18,10 @@
 _Static_assert(sizeof(uint32_t) * 8 == VSW_DPCLS_BURST,
 	"keys_map must have one bit per key of a burst");
 
+#ifdef VSW_DPCLS_TEST_HASH
+uint32_t dpcls_test_hash_mask = UINT32_MAX;
+#endif
+
 #define SUBTABLE_MIN_BUCKETS 4
 /* Grow when the heads average this many per bucket (of 4 ways). */
 #define SUBTABLE_MAX_LOAD 2

@@ -111,6 +111,21 @@ dpcls_hash_k(unsigned i)
 	return k[i];
 }
 
+/*
+ * Test-only tiny hash. The collision test (test/unit/meson.build) compiles
+ * the classifier sources a second time, into its own binary, with
+ * VSW_DPCLS_TEST_HASH: every hash is then ANDed with dpcls_test_hash_mask,
+ * so distinct keys share hashes at will and only the key compare can tell
+ * them apart. libvsw_flow is built without the macro, where the mask is
+ * the identity and the object code is unchanged.
+ */
+#ifdef VSW_DPCLS_TEST_HASH
+extern uint32_t dpcls_test_hash_mask; /* change only with no rule stored */
+#define DPCLS_HASH_FINISH(h) (dpcls_test_hash_mask & (h))
+#else
+#define DPCLS_HASH_FINISH(h) (h)
+#endif
+
 static inline __attribute__((always_inline)) uint32_t
 dpcls_hash_words(const uint64_t *w, unsigned n, uint64_t basis)
 {
@@ -125,7 +140,7 @@ dpcls_hash_words(const uint64_t *w, unsigned n, uint64_t basis)
 		     dpcls_hash_k(VSW_FLOW_KEY_WORDS);
 	h ^= h >> 32;
 	h *= 0xff51afd7ed558ccdull;
-	return (uint32_t)(h ^ (h >> 29));
+	return DPCLS_HASH_FINISH((uint32_t)(h ^ (h >> 29)));
 }
 
 #define DPCLS_HASH_BASIS 0x2545f4914f6cdd1dull

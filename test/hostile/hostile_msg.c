@@ -487,7 +487,7 @@ not_offered(struct hs_ctx *c, uint32_t req, uint32_t size, int nfds)
 static int
 s_inflight_fd(struct hs_ctx *c)
 {
-	return not_offered(c, 32 /* SET_INFLIGHT_FD */, 24, 1);
+	return not_offered(c, VU_SET_INFLIGHT_FD, 24, 1);
 }
 
 /*
@@ -505,32 +505,32 @@ s_inflight_idx(struct hs_ctx *c)
 	if (negotiated(c) != 0)
 		return 1;
 	fd = c->f.memfd;
-	vu_send(&c->f, 32 /* SET_INFLIGHT_FD */, p, sizeof(p), &fd, 1);
+	vu_send(&c->f, VU_SET_INFLIGHT_FD, p, sizeof(p), &fd, 1);
 	return closed(c);
 }
 
 static int
 s_backend_req_fd(struct hs_ctx *c)
 {
-	return not_offered(c, 21 /* SET_BACKEND_REQ_FD */, 8, 1);
+	return not_offered(c, VU_SET_BACKEND_REQ_FD, 8, 1);
 }
 
 static int
 s_iotlb(struct hs_ctx *c)
 {
-	return not_offered(c, 22 /* IOTLB_MSG */, 32, 0);
+	return not_offered(c, VU_IOTLB_MSG, 32, 0);
 }
 
 static int
 s_set_config(struct hs_ctx *c)
 {
-	return not_offered(c, 25 /* SET_CONFIG */, 24, 0);
+	return not_offered(c, VU_SET_CONFIG, 24, 0);
 }
 
 static int
 s_postcopy(struct hs_ctx *c)
 {
-	return not_offered(c, 28 /* POSTCOPY_ADVISE */, 0, 0);
+	return not_offered(c, VU_POSTCOPY_ADVISE, 0, 0);
 }
 
 /*

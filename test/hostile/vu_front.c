@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * vhost-user front-end for tests (see vu_front.h): the socket messages, the
- * shared guest memory and a well-behaved split-ring data path. Grown from
- * the raw front-end of test/unit/test_vport_guest.c.
+ * shared guest memory and a well-behaved split-ring data path. The unit
+ * test test/unit/test_vport_guest.c speaks through it too.
  *
  * Runs on the caller's thread. Trusts nothing from the back-end except
  * the used ring entries it wrote for buffers we posted (still range-checked
@@ -20,6 +20,18 @@
 #include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
+
+const char *
+vu_req_name(uint32_t req)
+{
+	static const char *const names[] = {
+#define VU_REQ_NAME(name, nr) [nr] = #name,
+		VU_REQS(VU_REQ_NAME)
+#undef VU_REQ_NAME
+	};
+
+	return req < sizeof(names) / sizeof(names[0]) ? names[req] : NULL;
+}
 
 static void
 sleep_ms(int ms)
@@ -227,27 +239,22 @@ vu_mem_table(struct vu_front *f)
 		8 + sizeof(struct vu_region), &f->memfd, 1);
 }
 
-int
-vu_vring_setup(struct vu_front *f, uint32_t q, uint32_t size)
+/* NUM/BASE/ADDR/KICK/CALL/ENABLE for vring q as laid out in f->q[q]. */
+static int
+vring_send(struct vu_front *f, uint32_t q, uint16_t base)
 {
 	struct vu_ring *r = &f->q[q];
 	struct vu_msg m;
 	int rc;
 
-	if (q > 1 || size == 0 || size > 512 || (size & (size - 1)))
-		return -EINVAL;
-	memset(f->mem + q * VU_RING_AREA, 0, VU_RING_AREA);
-	vring_init(&r->vr, size, f->mem + q * VU_RING_AREA, 4096);
-	r->size = size;
-	r->avail_idx = r->used_seen = 0;
 	memset(&m, 0, sizeof(m));
 	m.u.addr.index = q;
 	/* ring addresses are front-end virtual addresses: ours */
 	m.u.addr.desc = (uint64_t)(uintptr_t)r->vr.desc;
 	m.u.addr.avail = (uint64_t)(uintptr_t)r->vr.avail;
 	m.u.addr.used = (uint64_t)(uintptr_t)r->vr.used;
-	if ((rc = vu_send_state(f, VU_SET_VRING_NUM, q, size)) ||
-		(rc = vu_send_state(f, VU_SET_VRING_BASE, q, 0)) ||
+	if ((rc = vu_send_state(f, VU_SET_VRING_NUM, q, r->size)) ||
+		(rc = vu_send_state(f, VU_SET_VRING_BASE, q, base)) ||
 		(rc = vu_send(f, VU_SET_VRING_ADDR, &m.u.addr, sizeof(m.u.addr),
 			 NULL, 0)) ||
 		(rc = vu_send_u64(f, VU_SET_VRING_KICK, q, f->kick[q])) ||
@@ -255,6 +262,28 @@ vu_vring_setup(struct vu_front *f, uint32_t q, uint32_t size)
 		(rc = vu_send_state(f, VU_SET_VRING_ENABLE, q, 1)))
 		return rc;
 	return 0;
+}
+
+int
+vu_vring_setup(struct vu_front *f, uint32_t q, uint32_t size)
+{
+	struct vu_ring *r = &f->q[q];
+
+	if (q > 1 || size == 0 || size > 512 || (size & (size - 1)))
+		return -EINVAL;
+	memset(f->mem + q * VU_RING_AREA, 0, VU_RING_AREA);
+	vring_init(&r->vr, size, f->mem + q * VU_RING_AREA, 4096);
+	r->size = size;
+	r->avail_idx = r->used_seen = 0;
+	return vring_send(f, q, 0);
+}
+
+int
+vu_vring_resume(struct vu_front *f, uint32_t q, uint16_t base)
+{
+	if (q > 1 || f->q[q].size == 0)
+		return -EINVAL;
+	return vring_send(f, q, base);
 }
 
 int
@@ -361,12 +390,14 @@ vu_tx(struct vu_front *f, const void *frame, uint32_t len)
 	return 0;
 }
 
-void
-vu_rx_refill(struct vu_front *f)
+uint32_t
+vu_rx_post(struct vu_front *f, uint32_t n)
 {
 	struct vu_ring *r = &f->q[0];
+	uint32_t posted = 0;
 
-	while ((uint16_t)(r->avail_idx - r->used_seen) < r->size) {
+	while (posted < n &&
+		(uint16_t)(r->avail_idx - r->used_seen) < r->size) {
 		uint16_t slot = r->avail_idx % r->size;
 
 		r->vr.desc[slot].addr = vu_gpa(f, vu_buf(f, 0, slot));
@@ -374,7 +405,15 @@ vu_rx_refill(struct vu_front *f)
 		r->vr.desc[slot].flags = VRING_DESC_F_WRITE;
 		r->vr.desc[slot].next = 0;
 		vu_avail_push(f, 0, slot);
+		posted++;
 	}
+	return posted;
+}
+
+void
+vu_rx_refill(struct vu_front *f)
+{
+	vu_rx_post(f, f->q[0].size);
 }
 
 uint32_t

@@ -30,27 +30,61 @@
 #define VU_HDR_LEN 12u	     /* virtio-net header with MRG/VERSION_1 */
 #define VU_MAX_FDS 16
 
-/* vhost-user requests (front-end to back-end), from the spec. */
+/*
+ * vhost-user requests (front-end to back-end), from the spec: the tests'
+ * own copy of the wire format, independent of vhost/vport's table, shared
+ * by the hostile front-end and the unit tests (test/unit/test_vport_guest.c).
+ */
+#define VU_REQS(X)                   \
+	X(GET_FEATURES, 1)           \
+	X(SET_FEATURES, 2)           \
+	X(SET_OWNER, 3)              \
+	X(RESET_OWNER, 4)            \
+	X(SET_MEM_TABLE, 5)          \
+	X(SET_LOG_BASE, 6)           \
+	X(SET_LOG_FD, 7)             \
+	X(SET_VRING_NUM, 8)          \
+	X(SET_VRING_ADDR, 9)         \
+	X(SET_VRING_BASE, 10)        \
+	X(GET_VRING_BASE, 11)        \
+	X(SET_VRING_KICK, 12)        \
+	X(SET_VRING_CALL, 13)        \
+	X(SET_VRING_ERR, 14)         \
+	X(GET_PROTOCOL_FEATURES, 15) \
+	X(SET_PROTOCOL_FEATURES, 16) \
+	X(GET_QUEUE_NUM, 17)         \
+	X(SET_VRING_ENABLE, 18)      \
+	X(SEND_RARP, 19)             \
+	X(NET_SET_MTU, 20)           \
+	X(SET_BACKEND_REQ_FD, 21)    \
+	X(IOTLB_MSG, 22)             \
+	X(SET_VRING_ENDIAN, 23)      \
+	X(GET_CONFIG, 24)            \
+	X(SET_CONFIG, 25)            \
+	X(CREATE_CRYPTO_SESSION, 26) \
+	X(CLOSE_CRYPTO_SESSION, 27)  \
+	X(POSTCOPY_ADVISE, 28)       \
+	X(POSTCOPY_LISTEN, 29)       \
+	X(POSTCOPY_END, 30)          \
+	X(GET_INFLIGHT_FD, 31)       \
+	X(SET_INFLIGHT_FD, 32)       \
+	X(GPU_SET_SOCKET, 33)        \
+	X(RESET_DEVICE, 34)          \
+	X(VRING_KICK, 35)            \
+	X(GET_MAX_MEM_SLOTS, 36)     \
+	X(ADD_MEM_REG, 37)           \
+	X(REM_MEM_REG, 38)           \
+	X(SET_STATUS, 39)            \
+	X(GET_STATUS, 40)
+
 enum vu_req {
-	VU_GET_FEATURES = 1,
-	VU_SET_FEATURES = 2,
-	VU_SET_OWNER = 3,
-	VU_RESET_OWNER = 4,
-	VU_SET_MEM_TABLE = 5,
-	VU_SET_LOG_BASE = 6,
-	VU_SET_LOG_FD = 7,
-	VU_SET_VRING_NUM = 8,
-	VU_SET_VRING_ADDR = 9,
-	VU_SET_VRING_BASE = 10,
-	VU_GET_VRING_BASE = 11,
-	VU_SET_VRING_KICK = 12,
-	VU_SET_VRING_CALL = 13,
-	VU_SET_VRING_ERR = 14,
-	VU_GET_PROTOCOL_FEATURES = 15,
-	VU_SET_PROTOCOL_FEATURES = 16,
-	VU_GET_QUEUE_NUM = 17,
-	VU_SET_VRING_ENABLE = 18,
+#define VU_REQ_ENUM(name, nr) VU_##name = nr,
+	VU_REQS(VU_REQ_ENUM)
+#undef VU_REQ_ENUM
 };
+
+/* "SET_VRING_CALL" for VU_SET_VRING_CALL; NULL for a number not above. */
+const char *vu_req_name(uint32_t req);
 
 #define VU_F_PROTOCOL_FEATURES 30
 #define VU_PROTOCOL_F_MQ 0
@@ -69,7 +103,7 @@ enum vu_req {
 
 struct vu_region {
 	uint64_t gpa, size, uaddr, offset;
-};
+} __attribute__((packed));
 
 struct vu_msg {
 	uint32_t request, flags, size;
@@ -133,8 +167,13 @@ bool vu_peer_closed(struct vu_front *f, int timeout_ms);
 int vu_negotiate(struct vu_front *f, uint64_t features);
 /* One region: the whole memfd at VU_GPA_BASE. */
 int vu_mem_table(struct vu_front *f);
-/* Lays out vring q (size entries) and sends NUM/BASE/ADDR/KICK/CALL/ENABLE. */
+/* Lays out vring q afresh (size entries, zeroed, indices 0) and sends
+ * NUM/BASE/ADDR/KICK/CALL/ENABLE. */
 int vu_vring_setup(struct vu_front *f, uint32_t q, uint32_t size);
+/* The same messages for vring q as it stands in guest memory, with base as
+ * the back-end's next avail index: a front-end restarting a ring that
+ * GET_VRING_BASE stopped (what GET_VRING_BASE answered, usually). */
+int vu_vring_resume(struct vu_front *f, uint32_t q, uint16_t base);
 /* Whole well-behaved start: open, negotiate, mem table, both vrings. */
 int vu_start(struct vu_front *f, const char *path, uint64_t features,
 	uint32_t qsize);
@@ -157,6 +196,8 @@ int vu_tx(struct vu_front *f, const void *frame, uint32_t len);
 uint32_t vu_tx_reclaim(struct vu_front *f);
 uint32_t vu_tx_inflight(const struct vu_front *f);
 void vu_rx_refill(struct vu_front *f);
+/* Posts up to n more RX buffers (fewer when the ring is full); how many. */
+uint32_t vu_rx_post(struct vu_front *f, uint32_t n);
 typedef void (*vu_rx_fn)(void *ctx, const uint8_t *frame, uint32_t len);
 uint32_t vu_rx_poll(struct vu_front *f, vu_rx_fn cb, void *ctx);
 

@@ -4,6 +4,7 @@
  * and reply building, on crafted and random (hostile) lines.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -82,12 +83,74 @@ test_split_rejects(void **state)
 	assert_int_equal(split("a b c d", argv, 4, buf, sizeof(buf)), 4);
 }
 
+/* A byte below 0x20 other than tab: refused in a request. */
+static bool
+is_ctl_byte(char c)
+{
+	return (unsigned char)c < 0x20 && c != '\t';
+}
+
+/* One trailing LF or CR LF ends a line; any other control byte is bad. */
+static bool
+has_ctl_byte(const char *line)
+{
+	size_t len = strlen(line);
+
+	if (len > 0 && line[len - 1] == '\n')
+		len--;
+	if (len > 0 && line[len - 1] == '\r')
+		len--;
+	for (size_t i = 0; i < len; i++)
+		if (is_ctl_byte(line[i]))
+			return true;
+	return false;
+}
+
+static bool
+starts_comment(const char *line)
+{
+	line += strspn(line, " \t");
+	return *line == '#';
+}
+
+/*
+ * Exact limits: every byte below 0x20 but tab is refused bare, quoted and
+ * escaped; 0x20 and up (0x7f and 0xff too) pass.
+ */
+static void
+test_split_ctl_bytes(void **state)
+{
+	static const char *const forms[] = {
+		"a @b", "a '@'", "a \"@\"", "a \\@", "a \"\\@\""};
+	char buf[64], *argv[4];
+
+	(void)state;
+	for (unsigned c = 1; c < 256; c++) {
+		for (unsigned f = 0; f < 5; f++) {
+			char in[16];
+			int n;
+
+			snprintf(in, sizeof(in), "%s", forms[f]);
+			*strchr(in, '@') = (char)c;
+			n = split(in, argv, 4, buf, sizeof(buf));
+			if (is_ctl_byte((char)c)) {
+				/* a last LF or CR ends the line instead */
+				if (f != 3 || (c != '\n' && c != '\r'))
+					assert_int_equal(n, -EINVAL);
+			} else if (strchr("'\"\\", (int)c) == NULL) {
+				assert_true(n > 0);
+			}
+		}
+	}
+}
+
 /* Random bytes never crash the tokenizer; words stay inside the line and
- * carry no control bytes (escapes aside). */
+ * carry no control bytes (escapes aside), and a line holding one outside a
+ * comment is refused. */
 static void
 test_split_random(void **state)
 {
-	char line[300], *argv[VSW_CTL_ARGS_MAX];
+	char line[300], orig[300], *argv[VSW_CTL_ARGS_MAX];
 	const char *err;
 	uint32_t seed = 12345;
 
@@ -106,6 +169,7 @@ test_split_random(void **state)
 				line[i] = 'z';
 		}
 		line[len] = '\0';
+		memcpy(orig, line, len + 1);
 		n = vsw_ctl_split(line, argv, VSW_CTL_ARGS_MAX, &err);
 		assert_true(n == -EINVAL || n == -E2BIG ||
 			(n >= 0 && n <= (int)VSW_CTL_ARGS_MAX));
@@ -116,7 +180,11 @@ test_split_random(void **state)
 		for (int i = 0; i < n; i++) {
 			assert_true(argv[i] >= line && argv[i] < line + len + 1);
 			assert_true(argv[i] + strlen(argv[i]) <= line + len);
+			for (const char *c = argv[i]; *c != '\0'; c++)
+				assert_false(is_ctl_byte(*c));
 		}
+		if (n > 0 || !starts_comment(orig))
+			assert_false(has_ctl_byte(orig));
 	}
 }
 
@@ -256,6 +324,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_split_words),
 		cmocka_unit_test(test_split_rejects),
+		cmocka_unit_test(test_split_ctl_bytes),
 		cmocka_unit_test(test_split_random),
 		cmocka_unit_test(test_execute),
 		cmocka_unit_test(test_reply_json_escape),

@@ -4,6 +4,7 @@
  * inserted, keys one bit off never hit, re-insert replaces, flush empties,
  * and the insertion probability 1/inv_prob is met (0 = off, 1 = always).
  */
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -79,41 +80,74 @@ test_emc_hit_miss_flush(void **state)
 	vsw_emc_destroy(emc);
 }
 
-/* Fraction of inserts that take effect, for 1/inv_prob. */
-static double
-emc_insert_rate(uint32_t inv_prob)
+/*
+ * Inserts that take effect out of n, for 1/inv_prob: each trial inserts one
+ * key with fresh data and looks it up (a fresh insert is always found right
+ * after, a skipped one leaves the previous data).
+ */
+static uint64_t
+emc_inserts(uint32_t inv_prob, uint64_t n)
 {
-	struct vsw_emc *emc = vsw_emc_create(1024);
-	unsigned i, n = 20000, in = 0;
+	struct vsw_emc *emc = vsw_emc_create(2);
 	struct vsw_flow_key k;
+	uint64_t i, in = 0;
 	void *res[1];
 
 	assert_non_null(emc);
 	vsw_emc_set_insert_inv_prob(emc, inv_prob);
+	emc_key(&k, 1);
 	for (i = 0; i < n; i++) {
-		emc_key(&k, i);
-		/* A fresh insert is always found right after. */
-		vsw_emc_insert(emc, &k, (void *)1);
-		in += vsw_emc_lookup(emc, &k, 1, res);
+		res[0] = NULL;
+		vsw_emc_insert(emc, &k, (void *)(uintptr_t)(i + 1));
+		in += vsw_emc_lookup(emc, &k, 1, res) == 1 &&
+		      res[0] == (void *)(uintptr_t)(i + 1);
 	}
 	vsw_emc_destroy(emc);
-	return (double)in / n;
+	return in;
+}
+
+/*
+ * The count for 1/N lies within Z standard deviations of n/N, with n large
+ * enough that 1/(N+1) (and so 1/(N-1)) sits 2Z deviations away: a wrong
+ * probability off by one in N fails as rarely as a right one does, about
+ * once in 10^9 runs at Z = 6. (The EMC seeds its generator from its own
+ * address, so the trials are not the same from run to run.) n is capped for
+ * large N, where the window then only rejects errors of a few percent.
+ */
+#define EMC_PROB_Z 6.0
+#define EMC_PROB_MAX_TRIALS 20000000.0
+
+static void
+check_insert_rate(uint32_t inv_prob)
+{
+	double p = 1.0 / inv_prob, gap = p - 1.0 / (inv_prob + 1.0);
+	double n = 4 * EMC_PROB_Z * EMC_PROB_Z * p * (1 - p) / (gap * gap);
+	double mean, dev, got;
+
+	if (n < 10000)
+		n = 10000;
+	if (n > EMC_PROB_MAX_TRIALS)
+		n = EMC_PROB_MAX_TRIALS;
+	mean = n * p;
+	dev = EMC_PROB_Z * sqrt(n * p * (1 - p));
+	got = (double)emc_inserts(inv_prob, (uint64_t)n);
+	print_message("# 1/%u: %.0f of %.0f inserted, window %.0f +- %.0f "
+		      "(1/%u would give %.0f)\n",
+		inv_prob, got, n, mean, dev, inv_prob + 1, n / (inv_prob + 1));
+	assert_true(got >= mean - dev && got <= mean + dev);
 }
 
 static void
 test_emc_insert_probability(void **state)
 {
-	double r;
+	static const uint32_t inv[] = {2, 3, 4, 10, 40, 100};
+	unsigned i;
 
 	(void)state;
-	assert_true(emc_insert_rate(0) == 0.0);
-	assert_true(emc_insert_rate(1) == 1.0);
-	r = emc_insert_rate(2);
-	assert_true(r > 0.47 && r < 0.53);
-	r = emc_insert_rate(10);
-	assert_true(r > 0.085 && r < 0.115);
-	r = emc_insert_rate(100);
-	assert_true(r > 0.006 && r < 0.014);
+	assert_int_equal(emc_inserts(0, 10000), 0);
+	assert_int_equal(emc_inserts(1, 10000), 10000);
+	for (i = 0; i < sizeof(inv) / sizeof(inv[0]); i++)
+		check_insert_rate(inv[i]);
 }
 
 int

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * vsw's vhost-user message checks (vhost/vport_msg.c) against a reference
- * predicate written independently from the vhost-user spec: hand-picked
- * edge cases (every size and index boundary, every memory-table field
- * wrapping) and many random messages. No EAL, no socket: the checks only
+ * vsw's vhost-user message checks (vhost/vport/vport_msg.c) against a
+ * reference predicate written independently from the vhost-user spec, on
+ * messages laid out by the tests' own wire format (test/hostile/vu_front.h):
+ * hand-picked edge cases (every size and index boundary, every memory-table
+ * field wrapping) and many random messages. No EAL, no socket: the checks only
  * read the message and the port's queue count (the ring-address check,
  * which needs librte_vhost's memory table, is covered by
  * test/integration/vswd_hostile.py).
@@ -17,24 +18,14 @@
 
 #include <cmocka.h>
 
+#include "tl_rng.h"
+#include "vport_msg_table.h"
 #include "vport_priv.h"
+#include "vu_front.h"
 
-struct region {
-	uint64_t gpa, size, uaddr, offset;
-} __attribute__((packed));
-
-struct msg {
-	uint32_t request, flags, size;
-	union {
-		uint64_t u64;
-		uint32_t state[2];
-		uint8_t raw[8 + 8 * 32];
-		struct {
-			uint32_t n, pad;
-			struct region r[8];
-		} mem;
-	} u;
-} __attribute__((packed));
+/* The bytes a message can fill in vsw's view: header + a full memory
+ * table (what the random messages below are drawn over). */
+#define MSG_BYTES (VU_HDR_SIZE + 8 + 8 * sizeof(struct vu_region))
 
 static struct vsw_vport port;
 static struct vport_queue queues[2];
@@ -51,7 +42,7 @@ port_init(void)
 
 /* The reference: what the spec and vsw's offer allow. */
 static bool
-ref_ok(const struct msg *m)
+ref_ok(const struct vu_msg *m)
 {
 	uint32_t r = m->request, i, j;
 
@@ -64,19 +55,19 @@ ref_ok(const struct msg *m)
 	if (r == 9 && m->size != 40)
 		return false;
 	if (r == 5) {
-		uint32_t n = m->u.mem.n;
+		uint32_t n = m->u.mem.nregions;
 
 		if (m->size < 8 || n < 1 || n > 8 || m->size != 8 + 32 * n)
 			return false;
 		for (i = 0; i < n; i++) {
-			const struct region *a = &m->u.mem.r[i];
+			const struct vu_region *a = &m->u.mem.r[i];
 
 			if (a->size == 0 || a->gpa > UINT64_MAX - a->size ||
 				a->uaddr > UINT64_MAX - a->size ||
 				a->offset > UINT64_MAX - a->size)
 				return false;
 			for (j = 0; j < i; j++) {
-				const struct region *b = &m->u.mem.r[j];
+				const struct vu_region *b = &m->u.mem.r[j];
 
 				if (!(a->gpa + a->size <= b->gpa ||
 					    b->gpa + b->size <= a->gpa))
@@ -88,12 +79,12 @@ ref_ok(const struct msg *m)
 	if (r >= 8 && r <= 18 && r != 15 && r != 16 && r != 17) {
 		uint32_t idx = (r >= 12 && r <= 14)
 				       ? (uint32_t)(m->u.u64 & 0xff)
-				       : m->u.state[0];
+				       : m->u.state.index;
 
 		if (idx >= port.nr_queues)
 			return false;
 		if (r == 8) {
-			uint32_t n = m->u.state[1];
+			uint32_t n = m->u.state.num;
 
 			return n >= 1 && n <= 32768 && (n & (n - 1)) == 0;
 		}
@@ -102,7 +93,7 @@ ref_ok(const struct msg *m)
 }
 
 static void
-check(struct msg *m)
+check(struct vu_msg *m)
 {
 	bool want = ref_ok(m);
 	const char *why = vport_msg_check(&port, m);
@@ -118,7 +109,7 @@ test_edges(void **state)
 {
 	static const uint32_t nums[] = {
 		0, 1, 2, 3, 100, 256, 32767, 32768, 32769, 65536, UINT32_MAX};
-	struct msg m;
+	struct vu_msg m;
 	uint32_t r, s, i;
 
 	(void)state;
@@ -129,8 +120,8 @@ test_edges(void **state)
 				memset(&m, 0, sizeof(m));
 				m.request = r;
 				m.size = s;
-				m.u.state[0] = i;
-				m.u.state[1] = 256;
+				m.u.state.index = i;
+				m.u.state.num = 256;
 				check(&m);
 				m.u.u64 = i;
 				check(&m);
@@ -141,7 +132,7 @@ test_edges(void **state)
 		memset(&m, 0, sizeof(m));
 		m.request = 8;
 		m.size = 8;
-		m.u.state[1] = nums[i];
+		m.u.state.num = nums[i];
 		check(&m);
 		assert_int_equal(vport_msg_check(&port, &m) == NULL,
 			nums[i] != 0 && nums[i] <= 32768 &&
@@ -152,7 +143,7 @@ test_edges(void **state)
 static void
 test_mem_table(void **state)
 {
-	struct msg m;
+	struct vu_msg m;
 	uint32_t n, f;
 
 	(void)state;
@@ -160,10 +151,10 @@ test_mem_table(void **state)
 	for (n = 0; n <= 9; n++) {
 		memset(&m, 0, sizeof(m));
 		m.request = 5;
-		m.u.mem.n = n;
+		m.u.mem.nregions = n;
 		m.size = 8 + 32 * (n > 8 ? 8 : n);
 		for (f = 0; f < n && f < 8; f++)
-			m.u.mem.r[f] = (struct region){0x100000ull * (f + 1),
+			m.u.mem.r[f] = (struct vu_region){0x100000ull * (f + 1),
 				0x100000, 0x7f0000000000ull, 0};
 		check(&m); /* adjacent regions: fine */
 		assert_int_equal(
@@ -175,10 +166,12 @@ test_mem_table(void **state)
 	for (f = 0; f < 5; f++) {
 		memset(&m, 0, sizeof(m));
 		m.request = 5;
-		m.u.mem.n = 2;
+		m.u.mem.nregions = 2;
 		m.size = 8 + 64;
-		m.u.mem.r[0] = (struct region){0x100000, 0x100000, 0x1000, 0};
-		m.u.mem.r[1] = (struct region){0x200000, 0x100000, 0x1000, 0};
+		m.u.mem.r[0] =
+			(struct vu_region){0x100000, 0x100000, 0x1000, 0};
+		m.u.mem.r[1] =
+			(struct vu_region){0x200000, 0x100000, 0x1000, 0};
 		if (f == 0)
 			m.u.mem.r[1].gpa = UINT64_MAX - 0xfff;
 		if (f == 1)
@@ -193,41 +186,66 @@ test_mem_table(void **state)
 		assert_non_null(vport_msg_check(&port, &m));
 	}
 	vport_msg_poison(&m);
-	assert_int_equal(m.u.mem.n, UINT32_MAX);
+	assert_int_equal(m.u.mem.nregions, UINT32_MAX);
 }
 
 static void
 test_random(void **state)
 {
-	struct msg m;
+	struct vu_msg m;
+	struct tl_rng r;
 	uint32_t i, k;
 
 	(void)state;
 	port_init();
-	srand(6);
+	memset(&m, 0, sizeof(m));
+	tl_rng_init(&r, "test_vport_msg", 6);
 	for (i = 0; i < 200000; i++) {
 		uint8_t *b = (uint8_t *)&m;
 
-		for (k = 0; k < sizeof(m); k++)
-			b[k] = (uint8_t)rand();
-		m.request = (uint32_t)rand() % 24;
-		m.size = (uint32_t)rand() % 3 == 0 ? 8 : (uint32_t)rand() % 300;
+		for (k = 0; k < MSG_BYTES; k++)
+			b[k] = (uint8_t)tl_rand32(&r);
+		m.request = tl_rand32(&r) % 24;
+		m.size = tl_rand32(&r) % 3 == 0 ? 8 : tl_rand32(&r) % 300;
 		if (m.request == 5) {
-			m.u.mem.n = (uint32_t)rand() % 10;
-			m.size = 8 + 32 * (m.u.mem.n % 9);
+			m.u.mem.nregions = tl_rand32(&r) % 10;
+			m.size = 8 + 32 * (m.u.mem.nregions % 9);
 			for (k = 0; k < 8; k++) /* mostly sane ranges */
-				if (rand() % 4) {
+				if (tl_rand32(&r) % 4) {
 					m.u.mem.r[k].gpa = (uint64_t)k << 30;
 					m.u.mem.r[k].size = 1u << 20;
 					m.u.mem.r[k].uaddr >>= 20;
 					m.u.mem.r[k].offset >>= 20;
 				}
 		} else {
-			m.u.state[0] &= rand() % 2 ? 0x3 : 0xffff;
-			if (rand() % 2)
-				m.u.state[1] = 1u << (rand() % 17);
+			m.u.state.index &= tl_rand32(&r) % 2 ? 0x3 : 0xffff;
+			if (tl_rand32(&r) % 2)
+				m.u.state.num = 1u << (tl_rand32(&r) % 17);
 		}
 		check(&m);
+	}
+}
+
+/*
+ * The product's request table against the tests' own (vu_front.h): the
+ * same requests, under the same names (log lines name messages by them).
+ */
+static void
+test_names(void **state)
+{
+	uint32_t r;
+
+	(void)state;
+	for (r = 0; r < 64; r++) {
+		const struct vport_msg_row *row = vport_msg_row(r);
+		const char *name = vu_req_name(r);
+
+		if ((row != NULL) != (name != NULL))
+			fail_msg("request %u: vsw %s, tests %s", r,
+				row ? row->name : "unknown",
+				name ? name : "unknown");
+		if (row != NULL)
+			assert_string_equal(row->name, name);
 	}
 }
 
@@ -238,6 +256,7 @@ main(void)
 		cmocka_unit_test(test_edges),
 		cmocka_unit_test(test_mem_table),
 		cmocka_unit_test(test_random),
+		cmocka_unit_test(test_names),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

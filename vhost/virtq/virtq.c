@@ -11,9 +11,8 @@
  */
 #include <errno.h>
 #include <stdarg.h>
-#include <stdio.h>
 
-#include <rte_cycles.h>
+#include <vsw/log.h>
 
 #include "virtq_priv.h"
 
@@ -38,22 +37,12 @@ vsw_virtq_stat_name(enum vsw_virtq_stat s)
 void
 virtq_log_guest(struct vsw_virtq *vq, const char *fmt, ...)
 {
-	uint64_t now = rte_get_tsc_cycles();
-	uint64_t hz = rte_get_tsc_hz();
-	char msg[160];
 	va_list ap;
 
-	if (now < vq->log_next_tsc) {
-		vq->log_suppressed++;
-		return;
-	}
-	vq->log_next_tsc = now + (hz != 0 ? hz : UINT64_C(2000000000));
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
+	vsw_log_vlimited(&vq->log_next_tsc, &vq->log_suppressed, virtq_logtype,
+		"vsw.virtq: ", vq->name != NULL ? vq->name : "queue", fmt, ap);
 	va_end(ap);
-	VIRTQ_LOG(WARNING, "%s: %s (%u similar lines suppressed)",
-		vq->name != NULL ? vq->name : "queue", msg, vq->log_suppressed);
-	vq->log_suppressed = 0;
 }
 
 void

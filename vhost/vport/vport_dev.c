@@ -15,7 +15,7 @@
  * Trust: librte_vhost's own message validation is not enough (see
  * vport_msg.c): every message is checked there first and a refused one
  * closes the connection (counted in msg_rejected). We re-check the memory
- * table (regions non-empty, no wrap, no overlap) and that each ring
+ * table as mapped (vport_mem_check, as for the one sent) and that each ring
  * pointer lies in it; vsw_virtq_init checks the rest. One connection per
  * port: callbacks for any other vid are ignored. We never call a librte_vhost
  * function that takes a vring lock from a callback that the message
@@ -38,28 +38,8 @@
 #include <rte_vhost.h>
 #include <urcu-qsbr.h>
 
+#include "vport_msg_table.h"
 #include "vport_priv.h"
-
-/* vhost-user request codes we look at (vhost-user spec, front-end side). */
-enum {
-	VHU_SET_FEATURES = 2,
-	VHU_SET_MEM_TABLE = 5,
-	VHU_SET_LOG_BASE = 6,
-	VHU_SET_VRING_NUM = 8,
-	VHU_SET_VRING_ADDR = 9,
-	VHU_SET_VRING_BASE = 10,
-	VHU_SET_VRING_KICK = 12,
-	VHU_SET_VRING_CALL = 13,
-	VHU_GET_QUEUE_NUM = 17,
-};
-
-/* The wire header + a u64 payload (vhost-user spec, packed). */
-struct vhu_msg_u64 {
-	uint32_t request;
-	uint32_t flags;
-	uint32_t size;
-	uint64_t u64;
-} __attribute__((packed));
 
 static void
 vport_notify(void *ctx)
@@ -77,44 +57,34 @@ static int
 mem_load(struct vsw_vport *port)
 {
 	struct rte_vhost_memory *m = NULL;
-	uint32_t i, j;
-	int rc = 0;
+	struct vsw_mem mem = {.nregions = 0};
+	const char *why = NULL;
+	uint32_t i;
 
+	port->mem.nregions = 0;
 	if (rte_vhost_get_mem_table(port->vid, &m) != 0 || m == NULL)
-		return -EIO;
-	if (m->nregions == 0 || m->nregions > VSW_MEM_REGIONS_MAX) {
-		rc = -E2BIG;
-		goto out;
-	}
-	for (i = 0; i < m->nregions; i++) {
+		why = "not available";
+	else if (m->nregions == 0 || m->nregions > VSW_MEM_REGIONS_MAX)
+		why = "memory table: region count not 1..8";
+	for (i = 0; why == NULL && i < m->nregions; i++) {
 		const struct rte_vhost_mem_region *r = &m->regions[i];
 
-		if (r->size == 0 || r->host_user_addr == 0 ||
-			r->guest_phys_addr + r->size < r->size ||
-			r->host_user_addr + r->size < r->size) {
-			rc = -EINVAL;
-			goto out;
-		}
-		for (j = 0; j < i; j++) {
-			const struct rte_vhost_mem_region *o = &m->regions[j];
-
-			if (r->guest_phys_addr < o->guest_phys_addr + o->size &&
-				o->guest_phys_addr <
-					r->guest_phys_addr + r->size) {
-				rc = -EINVAL;
-				goto out;
-			}
-		}
-		port->mem.regions[i].guest_phys_addr = r->guest_phys_addr;
-		port->mem.regions[i].size = r->size;
-		port->mem.regions[i].host_user_addr = r->host_user_addr;
+		if (r->host_user_addr == 0)
+			why = "memory table: region not mapped";
+		mem.regions[i].guest_phys_addr = r->guest_phys_addr;
+		mem.regions[i].size = r->size;
+		mem.regions[i].host_user_addr = r->host_user_addr;
+		mem.nregions = i + 1;
 	}
-	port->mem.nregions = m->nregions;
-out:
 	free(m);
-	if (rc != 0)
-		port->mem.nregions = 0;
-	return rc;
+	if (why == NULL)
+		why = vport_mem_check(&mem);
+	if (why != NULL) {
+		VPORT_LOG(ERR, port, "guest memory table rejected: %s", why);
+		return -EINVAL;
+	}
+	port->mem = mem;
+	return 0;
 }
 
 /* Our address of a ring (as librte_vhost translated it) back to a GPA. */
@@ -241,8 +211,6 @@ queues_publish_all(struct vsw_vport *port)
 	rc = mem_load(port);
 	if (rc != 0) {
 		port->queue_errors++;
-		VPORT_LOG(ERR, port, "guest memory table rejected: %s",
-			strerror(-rc));
 		return;
 	}
 	for (i = 0; i < port->nr_queues; i++)
@@ -281,8 +249,9 @@ dev_lock(int vid)
 static enum rte_vhost_msg_result
 dev_pre_msg(int vid, void *msg)
 {
-	struct vhu_msg_u64 *m = msg;
+	struct vport_msg *m = msg;
 	struct vsw_vport *port = dev_lock(vid);
+	const struct vport_msg_row *row;
 	const char *why;
 
 	if (port == NULL)
@@ -292,38 +261,26 @@ dev_pre_msg(int vid, void *msg)
 		/* refused after librte_vhost saw it: it owns the fds */
 		port->msg_rejected++;
 		port->reject = true;
-		vport_log_guest(port, "message", why, m->request);
+		vport_log_refused(port, m->request, why);
 		vport_msg_poison(msg);
 	}
-	switch (m->request) {
-	case VHU_GET_QUEUE_NUM:
+	if (m->request == VPORT_MSG_GET_QUEUE_NUM) {
 		/* librte_vhost 22.11 would answer its own maximum (128). */
-		m->u64 = port->cfg.queue_pairs;
-		m->size = sizeof(m->u64);
+		m->u.u64 = port->cfg.queue_pairs;
+		m->size = sizeof(m->u.u64);
 		pthread_mutex_unlock(&port->lock);
 		return RTE_VHOST_MSG_RESULT_REPLY;
-	case VHU_SET_FEATURES:
-	case VHU_SET_MEM_TABLE:
-	case VHU_SET_LOG_BASE:
-	case VHU_SET_VRING_NUM:
-	case VHU_SET_VRING_ADDR:
-	case VHU_SET_VRING_BASE:
-	case VHU_SET_VRING_KICK:
-	case VHU_SET_VRING_CALL:
-		/*
-		 * These change what a live queue points at (SET_MEM_TABLE
-		 * unmaps guest memory; SET_VRING_KICK re-translates ring
-		 * addresses; SET_VRING_CALL closes the old eventfd), some
-		 * without a state callback to an external backend:
-		 * withdraw everything first, republish after.
-		 */
-		if (port->running) {
-			queues_withdraw_all(port);
-			port->parked = true;
-		}
-		break;
-	default:
-		break;
+	}
+	/*
+	 * SET_MEM_TABLE unmaps guest memory; SET_VRING_KICK re-translates
+	 * ring addresses; SET_VRING_CALL closes the old eventfd; some of
+	 * these come without a state callback to an external backend:
+	 * withdraw everything first, republish after.
+	 */
+	row = vport_msg_row(m->request);
+	if (row != NULL && (row->flags & VPORT_MSG_F_PARK) && port->running) {
+		queues_withdraw_all(port);
+		port->parked = true;
 	}
 	pthread_mutex_unlock(&port->lock);
 	return RTE_VHOST_MSG_RESULT_NOT_HANDLED;
@@ -332,20 +289,20 @@ dev_pre_msg(int vid, void *msg)
 static enum rte_vhost_msg_result
 dev_post_msg(int vid, void *msg)
 {
-	const struct vhu_msg_u64 *m = msg;
+	const struct vport_msg *m = msg;
 	struct vsw_vport *port = dev_lock(vid);
 	const char *why;
 	bool reject;
 
 	if (port == NULL)
 		return RTE_VHOST_MSG_RESULT_NOT_HANDLED;
-	if (!port->reject && m->request == VHU_SET_MEM_TABLE) {
+	if (!port->reject && m->request == VPORT_MSG_SET_MEM_TABLE) {
 		port->mem_seen = true;
 		why = vport_mem_files_check(port);
 		if (why != NULL) {
 			port->msg_rejected++;
 			port->reject = true;
-			vport_log_guest(port, "message", why, m->request);
+			vport_log_refused(port, m->request, why);
 		}
 	}
 	reject = port->reject;
@@ -378,8 +335,9 @@ dev_new_connection(int vid)
 		/* a second front-end on the same socket would take over
 		 * the port's device state: refused, librte_vhost closes it */
 		port->msg_rejected++;
-		vport_log_guest(port, "connection", "port already connected",
-			(uint32_t)vid);
+		vport_log_guest(port,
+			"connection (vid %d) refused: port already connected",
+			vid);
 		pthread_mutex_unlock(&port->lock);
 		return -1;
 	}

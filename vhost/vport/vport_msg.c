@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * vsw's own checks on vhost-user messages, run from the pre-message hook
- * before librte_vhost acts on them, and on the memory table it mapped.
+ * before librte_vhost acts on them, and on the memory table it mapped;
+ * each request's row in vport_msg_table.h says what it must carry.
  * librte_vhost 22.11 accepts, among others (found by test/hostile): a
  * payload shorter than the request's (the rest is stale stack bytes),
  * vring indices up to 255 whatever the queue count, a memory table with
@@ -14,82 +15,88 @@
  * payload as read, never longer than its payload union).
  */
 #include <errno.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
-#include <rte_cycles.h>
 #include <rte_vhost.h>
 
+#include <vsw/log.h>
+
+#include "vport_msg_table.h"
 #include "vport_priv.h"
 
-enum {
-	VHU_SET_FEATURES = 2,
-	VHU_SET_MEM_TABLE = 5,
-	VHU_SET_LOG_BASE = 6,
-	VHU_SET_LOG_FD = 7,
-	VHU_SET_VRING_NUM = 8,
-	VHU_SET_VRING_ADDR = 9,
-	VHU_SET_VRING_BASE = 10,
-	VHU_GET_VRING_BASE = 11,
-	VHU_SET_VRING_KICK = 12,
-	VHU_SET_VRING_CALL = 13,
-	VHU_SET_VRING_ERR = 14,
-	VHU_SET_PROTOCOL_FEATURES = 16,
-	VHU_SET_VRING_ENABLE = 18,
+static const struct vport_msg_row rows[] = {
+#define VPORT_MSG_ROW(n, nr, min, max, nfds, fl) \
+	[nr] = {.name = #n,                      \
+		.size_min = (min),               \
+		.size_max = (max),               \
+		.fds = (nfds),                   \
+		.flags = (fl)},
+	VPORT_MSGS(VPORT_MSG_ROW)
+#undef VPORT_MSG_ROW
 };
+_Static_assert(VSW_MEM_REGIONS_MAX == VPORT_MSG_REGIONS_MAX,
+	"a memory table vsw accepts fits struct vsw_mem");
+_Static_assert(sizeof(((struct vport_msg *)0)->u.mem) == 8 + 32 * 8,
+	"SET_MEM_TABLE's row: 8 + 32 bytes per region, 1..8 regions");
 
-#define VHU_HDR 12u
-#define VHU_REGION 32u
-#define VHU_IDX_MASK 0xffu
-
-struct vhu_region {
-	uint64_t gpa, size, uaddr, offset;
-} __attribute__((packed));
-
-struct vhu_msg {
-	uint32_t request, flags, size;
-	union {
-		uint64_t u64;
-		struct {
-			uint32_t index, num;
-		} state;
-		struct {
-			uint32_t index, flags;
-			uint64_t desc, used, avail, log;
-		} addr;
-		struct {
-			uint32_t nregions, padding;
-			struct vhu_region r[VSW_MEM_REGIONS_MAX];
-		} mem;
-	} u;
-} __attribute__((packed));
-
-static const char *
-mem_table_check(const struct vhu_msg *m)
+const struct vport_msg_row *
+vport_msg_row(uint32_t request)
 {
-	uint32_t n = m->u.mem.nregions, i, j;
+	if (request >= RTE_DIM(rows) || rows[request].name == NULL)
+		return NULL;
+	return &rows[request];
+}
 
-	if (n == 0 || n > VSW_MEM_REGIONS_MAX)
+const char *
+vport_mem_check(const struct vsw_mem *mem)
+{
+	uint32_t i, j;
+
+	if (mem->nregions == 0 || mem->nregions > VSW_MEM_REGIONS_MAX)
 		return "memory table: region count not 1..8";
-	if (m->size != 8 + n * VHU_REGION)
-		return "memory table: payload size does not match the count";
-	for (i = 0; i < n; i++) {
-		const struct vhu_region *r = &m->u.mem.r[i];
+	for (i = 0; i < mem->nregions; i++) {
+		const struct vsw_mem_region *r = &mem->regions[i];
 
-		if (r->size == 0 || r->gpa + r->size < r->gpa ||
-			r->uaddr + r->size < r->uaddr ||
-			r->offset + r->size < r->offset)
+		if (r->size == 0 || r->guest_phys_addr + r->size < r->size ||
+			r->host_user_addr + r->size < r->size)
 			return "memory table: empty region or range wraps";
 		for (j = 0; j < i; j++) {
-			const struct vhu_region *o = &m->u.mem.r[j];
+			const struct vsw_mem_region *o = &mem->regions[j];
 
-			if (r->gpa < o->gpa + o->size &&
-				o->gpa < r->gpa + r->size)
+			if (r->guest_phys_addr < o->guest_phys_addr + o->size &&
+				o->guest_phys_addr <
+					r->guest_phys_addr + r->size)
 				return "memory table: regions overlap";
 		}
 	}
 	return NULL;
+}
+
+/* The table as sent: front-end addresses stand in for ours (same checks). */
+static const char *
+mem_table_check(const struct vport_msg *m)
+{
+	uint32_t n = m->u.mem.nregions, i;
+	struct vsw_mem mem;
+
+	if (n == 0 || n > VSW_MEM_REGIONS_MAX)
+		return "memory table: region count not 1..8";
+	if (m->size != 8 + n * sizeof(struct vport_msg_region))
+		return "memory table: payload size does not match the count";
+	mem.nregions = n;
+	for (i = 0; i < n; i++) {
+		const struct vport_msg_region *r = &m->u.mem.r[i];
+
+		if (r->offset + r->size < r->offset)
+			return "memory table: empty region or range wraps";
+		mem.regions[i].guest_phys_addr = r->gpa;
+		mem.regions[i].size = r->size;
+		mem.regions[i].host_user_addr = r->uaddr;
+	}
+	return vport_mem_check(&mem);
 }
 
 /* [uaddr, uaddr + len) inside one region's front-end address range. */
@@ -110,7 +117,7 @@ qva_inside(const struct rte_vhost_memory *mem, uint64_t uaddr, uint64_t len)
 }
 
 static const char *
-vring_addr_check(struct vsw_vport *port, int vid, const struct vhu_msg *m)
+vring_addr_check(struct vsw_vport *port, int vid, const struct vport_msg *m)
 {
 	struct rte_vhost_memory *mem = NULL;
 	uint64_t n = port->queues[m->u.addr.index].num;
@@ -132,88 +139,44 @@ vring_addr_check(struct vsw_vport *port, int vid, const struct vhu_msg *m)
 
 /* Index of a per-vring message, or -1 when the request has none. */
 static int64_t
-vring_index(const struct vhu_msg *m)
+vring_index(const struct vport_msg_row *row, const struct vport_msg *m)
 {
-	switch (m->request) {
-	case VHU_SET_VRING_NUM:
-	case VHU_SET_VRING_BASE:
-	case VHU_GET_VRING_BASE:
-	case VHU_SET_VRING_ENABLE:
-	case VHU_SET_VRING_ADDR:
+	if (row->flags & VPORT_MSG_F_VRING)
 		return m->u.state.index; /* addr.index: same offset */
-	case VHU_SET_VRING_KICK:
-	case VHU_SET_VRING_CALL:
-	case VHU_SET_VRING_ERR:
-		return m->u.u64 & VHU_IDX_MASK;
-	default:
-		return -1;
-	}
-}
-
-/*
- * Requests of the features vsw offers (no dirty log, no IOMMU, no
- * back-end channel, no config space, no inflight tracking, no postcopy,
- * no status): the others reach code paths vsw never asked for.
- */
-static bool
-request_offered(uint32_t request)
-{
-	return (request >= 1 && request <= 5) ||
-	       (request >= VHU_SET_VRING_NUM &&
-		       request <= VHU_SET_VRING_ENABLE);
-}
-
-/* The payload size a request must carry; 0: not checked here. */
-static uint32_t
-payload_size(uint32_t request)
-{
-	switch (request) {
-	case VHU_SET_FEATURES:
-	case VHU_SET_PROTOCOL_FEATURES:
-	case VHU_SET_VRING_KICK:
-	case VHU_SET_VRING_CALL:
-	case VHU_SET_VRING_ERR:
-	case VHU_SET_VRING_NUM:
-	case VHU_SET_VRING_BASE:
-	case VHU_GET_VRING_BASE:
-	case VHU_SET_VRING_ENABLE:
-		return 8;
-	case VHU_SET_VRING_ADDR:
-		return 40;
-	default:
-		return 0;
-	}
+	if (row->flags & VPORT_MSG_F_VRING_FD)
+		return m->u.u64 & VPORT_MSG_VRING_IDX_MASK;
+	return -1;
 }
 
 const char *
 vport_msg_check(struct vsw_vport *port, void *msg)
 {
-	struct vhu_msg *m = msg;
-	uint32_t want = payload_size(m->request);
+	struct vport_msg *m = msg;
+	const struct vport_msg_row *row = vport_msg_row(m->request);
 	int64_t idx;
 
-	if (want != 0 && m->size != want)
+	if (row == NULL)
+		return "request unknown to vsw";
+	if (row->size_max != VPORT_MSG_ANY &&
+		(m->size < row->size_min || m->size > row->size_max))
 		return "payload size wrong for the request";
-	if (m->request == VHU_SET_LOG_BASE || m->request == VHU_SET_LOG_FD)
-		return "dirty logging was not offered";
-	if (!request_offered(m->request))
+	if (!(row->flags & VPORT_MSG_F_OFFERED))
 		return "request of a feature vsw does not offer";
-	if (m->request == VHU_SET_MEM_TABLE)
-		return m->size < 8 ? "memory table: short payload"
-				   : mem_table_check(m);
-	idx = vring_index(m);
+	if (m->request == VPORT_MSG_SET_MEM_TABLE)
+		return mem_table_check(m);
+	idx = vring_index(row, m);
 	if (idx < 0)
 		return NULL;
 	if (idx >= port->nr_queues)
 		return "vring index beyond the queue pairs offered";
-	if (m->request == VHU_SET_VRING_NUM) {
+	if (m->request == VPORT_MSG_SET_VRING_NUM) {
 		uint32_t n = m->u.state.num;
 
 		if (n == 0 || n > VSW_VIRTQ_SIZE_MAX || (n & (n - 1)))
 			return "vring size not a power of two in 1..32768";
 		port->queues[idx].num = n;
 	}
-	if (m->request == VHU_SET_VRING_ADDR)
+	if (m->request == VPORT_MSG_SET_VRING_ADDR)
 		return vring_addr_check(port, port->vid, m);
 	return NULL;
 }
@@ -226,11 +189,11 @@ vport_msg_check(struct vsw_vport *port, void *msg)
 void
 vport_msg_poison(void *msg)
 {
-	struct vhu_msg *m = msg;
+	struct vport_msg *m = msg;
 
-	if (m->request == VHU_SET_MEM_TABLE && m->size >= 8)
+	if (m->request == VPORT_MSG_SET_MEM_TABLE && m->size >= 8)
 		m->u.mem.nregions = UINT32_MAX; /* "too many regions" */
-	else if (m->request == VHU_SET_VRING_NUM && m->size >= 8)
+	else if (m->request == VPORT_MSG_SET_VRING_NUM && m->size >= 8)
 		m->u.state.num = UINT32_MAX; /* "invalid size" */
 }
 
@@ -261,17 +224,23 @@ vport_mem_files_check(struct vsw_vport *port)
 }
 
 void
-vport_log_guest(struct vsw_vport *port, const char *what, const char *why,
-	uint32_t request)
+vport_log_guest(struct vsw_vport *port, const char *fmt, ...)
 {
-	uint64_t now = rte_get_tsc_cycles();
+	va_list ap;
 
-	if (now < port->log_next_tsc) {
-		port->log_suppressed++;
-		return;
-	}
-	port->log_next_tsc = now + rte_get_tsc_hz();
-	VPORT_LOG(WARNING, port, "%s %u refused: %s (%u similar suppressed)",
-		what, request, why, port->log_suppressed);
-	port->log_suppressed = 0;
+	va_start(ap, fmt);
+	vsw_log_vlimited(&port->log_next_tsc, &port->log_suppressed,
+		vport_logtype, "vport ", port->name, fmt, ap);
+	va_end(ap);
+}
+
+void
+vport_log_refused(struct vsw_vport *port, uint32_t request, const char *why)
+{
+	const struct vport_msg_row *row = vport_msg_row(request);
+
+	if (row != NULL)
+		vport_log_guest(port, "%s refused: %s", row->name, why);
+	else
+		vport_log_guest(port, "request %u refused: %s", request, why);
 }

@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include <rte_common.h>
 #include <rte_log.h>
 
 #include <vsw/vport.h>
@@ -74,12 +75,23 @@ struct vsw_vport *vport_lookup_vid(int vid);
 /* librte_vhost callbacks (vport_dev.c). */
 extern const struct rte_vhost_device_ops vport_dev_ops;
 
-/* vsw's checks on vhost-user messages (vport_msg.c): NULL or why not. */
+/*
+ * vsw's checks on vhost-user messages against the request table
+ * (vport_msg.c, vport_msg_table.h): NULL or why not.
+ */
 const char *vport_msg_check(struct vsw_vport *port, void *msg);
 void vport_msg_poison(void *msg);
 const char *vport_mem_files_check(struct vsw_vport *port);
-void vport_log_guest(struct vsw_vport *port, const char *what, const char *why,
-	uint32_t request);
+/* A memory table fit to translate with: 1..8 regions, each non-empty,
+ * no range wrapping, none overlapping another in guest-physical space. */
+const char *vport_mem_check(const struct vsw_mem *mem);
+
+/* What a front-end caused, rate-limited per port (include/vsw/log.h). */
+void vport_log_guest(struct vsw_vport *port, const char *fmt, ...) __rte_cold
+	__rte_format_printf(2, 3);
+/* "SET_VRING_CALL refused: why" (the request's name from the table). */
+void vport_log_refused(
+	struct vsw_vport *port, uint32_t request, const char *why) __rte_cold;
 
 /* Free per-queue storage (control thread, port gone from librte_vhost). */
 void vport_queues_free(struct vsw_vport *port);

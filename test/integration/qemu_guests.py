@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: BSD-3-Clause
 """Integration test: two Linux guests (QEMU, TCG, Debian's 6.1 kernel, see
-qemu_guest.py) switched by vswd with the `normal` rule.
+vswtest/qemu.py) switched by vswd with the `normal` rule.
 
 One pair of boots serves every scenario: each guest has two NICs, one per
 vhost-user mode, on separate subnets and on four vswd ports in one L2
@@ -23,7 +23,7 @@ Around each scenario the counters of all four ports settle and are read:
 per port, guest tx_packets/tx_bytes (/sys/class/net/IF/statistics) ==
 vswd deq_packets (+ dequeue drops)/deq_bytes, vswd enq_packets/enq_bytes ==
 guest rx_packets/rx_bytes, and over the switch sent = received + counted
-drops (vswtest.check_identity). Floods reach the NICs of the other pair:
+drops (vswtest.checks.identity). Floods reach the NICs of the other pair:
 the per-port identities hold for them too. Neighbours are pinned after the
 first ping, so no ARP refresh lands between two reads.
 
@@ -44,16 +44,14 @@ import argparse
 import os
 import re
 import signal
-import subprocess
 import sys
 import tempfile
 import time
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import qemu_guest  # noqa: E402
-from qemu_guest import Nic, QemuGuest  # noqa: E402
-from vswtest import (Vswd, check, check_identity, finish,  # noqa: E402
-                     snap_delta)
+from vswtest import qemu as qemu_guest
+from vswtest.checks import Checks, identity, vswd_end
+from vswtest.qemu import Nic, QemuGuest
+from vswtest.vswd import Vswd, snap_delta
 
 VSWD_NICE = 19
 MODES = ("server", "client")
@@ -65,8 +63,8 @@ NAMES = ("a", "b")
 class Rig:
     """vswd, the guests, and counter snapshots over all their NICs."""
 
-    def __init__(self, args, tmp, failures):
-        self.args, self.tmp, self.failures = args, tmp, failures
+    def __init__(self, args, tmp, checks):
+        self.args, self.tmp, self.c = args, tmp, checks
         self.run = os.path.join(tmp, "run")
         os.makedirs(self.run)
         self.vswd = None
@@ -137,39 +135,28 @@ class Rig:
         try:
             fn()
         except Exception as e:  # noqa: BLE001 -- reported, counters still checked
-            check(False, "%s: %s" % (tag, e), self.failures)
+            self.c.fail("%s: %s" % (tag, e))
         dt = time.monotonic() - t0
         g1, v1 = self.settled()
         gd = {k: {n: g1[k][n] - g0[k][n] for n in g1[k]} for k in g1}
         names = {k: "%s/%s" % (NAMES[k[0]], v) for k, v in self.ports.items()}
         pairs = {names[k]: v for k, v in self.ports.items()}
-        check_identity(tag, {names[k]: d for k, d in gd.items()}, pairs,
-                       snap_delta(v1, v0), self.failures)
+        identity(self.c, tag, {names[k]: d for k, d in gd.items()}, pairs,
+                 snap_delta(v1, v0))
         for k, d in gd.items():
-            check(d["errors"] == 0, "%s: %s guest rx/tx errors and drops 0"
-                  % (tag, names[k]), self.failures)
+            self.c.check(d["errors"] == 0, "%s: %s guest rx/tx errors and "
+                         "drops 0" % (tag, names[k]))
         self.times.append((tag, dt))
 
     def stop(self):
         for g in self.guests:
             rc = g.shutdown()
-            check(g.p.p.poll() is not None, "%s: QEMU gone (rc %s)" %
-                  (g.name, rc), self.failures)
+            self.c.check(g.p.p.poll() is not None, "%s: QEMU gone (rc %s)"
+                         % (g.name, rc))
         self.guests = []
         v, self.vswd = self.vswd, None
-        if v is None:
-            return
-        v.p.p.send_signal(signal.SIGTERM)
-        try:
-            rc = v.p.p.wait(30)
-        except subprocess.TimeoutExpired:
-            rc = None
-        v.stop(signal.SIGKILL)
-        check(rc == 0, "vswd exited with 0 (rc %s)" % rc, self.failures)
-        m = re.search(r"mbuf pool: (\d+) in use", v.p.buf)
-        check(m is not None and m.group(1) == "0",
-              "mbuf pool back to 0 in use (%s)" %
-              (m.group(0) if m else "no pool line"), self.failures)
+        if v is not None:
+            vswd_end(self.c, v, "shutdown")
 
     def kill(self):
         for g in self.guests:
@@ -224,9 +211,8 @@ def tcp(rig, src, dst, ni, mib, tag):
     print("%s: %s -> %s %d MiB in %.2f s: %.0f Mbit/s, md5 %s %s" % (
         tag, src.name, dst.name, mib, dt, mib * 8 * 1.048576 / dt, want,
         "OK" if got == want else "MISMATCH (received %s)" % got))
-    check(got == want, "%s: %s -> %s md5 of %d MiB" % (tag, src.name,
-                                                       dst.name, mib),
-          rig.failures)
+    rig.c.check(got == want, "%s: %s -> %s md5 of %d MiB" % (
+        tag, src.name, dst.name, mib))
 
 
 def case_default(rig, args):
@@ -289,10 +275,9 @@ def case_mq_subset(rig, args):
                                         "/sys/class/net/eth0/queues")[1]))
     try:
         rig.vswd.wait_up(list(rig.ports.values()), 2, timeout=20)
-        check(True, "mq-subset: ports up with one pair of two enabled",
-              rig.failures)
+        rig.c.check(True, "mq-subset: ports up with one pair of two enabled")
     except RuntimeError as e:
-        check(False, "mq-subset: %s" % e, rig.failures)
+        rig.c.fail("mq-subset: %s" % e)
     rig.scenario("mq-subset-ping", lambda: ping(a, b.nics[0].ip, 5,
                                                 tag="mq-subset-ping"))
     print(rig.vswd.ctl("port-show"))
@@ -318,9 +303,9 @@ def main():
         return 77
     qemu_guest.exit_on_sigterm()
     tmp = tempfile.mkdtemp(prefix="vsw-qemu-")
-    failures = []
+    c = Checks()
     print("case %s, temp dir %s" % (args.case, tmp))
-    rig = Rig(args, tmp, failures)
+    rig = Rig(args, tmp, c)
     t0 = time.monotonic()
     try:
         if args.case == "mq-subset":
@@ -329,16 +314,15 @@ def main():
             case_default(rig, args)
         rig.stop()
     except Exception as e:  # noqa: BLE001 -- report, clean up, fail
-        failures.append(str(e))
-        print("ERROR: %s" % e)
+        c.fail("ERROR: %s" % e)
     finally:
         rig.kill()
     for tag, dt in rig.times:
         print("time %-22s %6.1f s" % (tag, dt))
     print("time %-22s %6.1f s" % ("total", time.monotonic() - t0))
-    for f in failures:
+    for f in c.failures:
         print("failed: %s" % f)
-    return finish(tmp, failures, args.keep)
+    return c.finish(tmp, args.keep)
 
 
 if __name__ == "__main__":

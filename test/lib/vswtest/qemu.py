@@ -5,6 +5,7 @@
 test/qemu/init.sh), booting, running commands in the guest, stopping.
 
     img = image()                          # built once, then cached
+    from vswtest.qemu import Nic, QemuGuest, image
     g = QemuGuest("a", img, [Nic(sock, mac, "169.254.1.1/24", 9000)], tmp)
     g.wait_ready()                         # /init's agent answered
     rc, out = g.run("ping -c 3 169.254.1.2")
@@ -33,11 +34,12 @@ import sys
 import threading
 import time
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, HERE)
-sys.path.insert(0, os.path.join(os.path.dirname(HERE), "qemu"))
+from vswtest.proc import Proc
+
+# the image builder lives with the guest's /init in test/qemu
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "..", "qemu"))
 import build_image  # noqa: E402
-from vswtest import Proc  # noqa: E402
 
 QEMU = "qemu-system-x86_64"
 # no IPv6 chatter on the test links; a panic ends QEMU (-no-reboot)

@@ -3,7 +3,7 @@
 # /init of the vsw test guest (packed by test/qemu/build_image.py with a
 # static busybox and the virtio-net modules). It loads the modules, sets up
 # the NICs named on the kernel command line, then runs a command agent on a
-# second serial port for test/integration/qemu_guest.py.
+# second serial port for test/lib/vswtest/qemu.py.
 #
 # Kernel command line words read here:
 #   vsw.nicN=MAC,ADDR/PREFIX,MTU   one per NIC; found by MAC, so the order

@@ -150,6 +150,54 @@ test_limit_head(void **state)
 	fx_free(f);
 }
 
+/* ++w->count > w->n: a chain of ring-size descriptors passes; the
+ * (size + 1)-th is a loop even when the chain would end right there (RX:
+ * the packet fits; TX: the limit is reached) */
+static void
+test_limit_chain_loop(void **state)
+{
+	struct fx *f = fx_new(8, F_STD);
+	uint64_t b = tg_alloc_data(&f->g, 80, 1);
+	struct rte_mbuf *m;
+	uint16_t i, id;
+	uint32_t len;
+
+	(void)state;
+	for (i = 0; i < 8; i++) /* 0 -> 1 -> ... -> 7 -> 0 */
+		set_desc(f, i, b + 10 * i, 10, WR | NX, (uint16_t)((i + 1) % 8));
+	m = fx_mbuf(80 - 12, 17); /* 8 descriptors exactly: still a loop */
+	post_raw(f, 0);
+	assert_int_equal(vsw_virtq_enqueue_burst(f->vq, &m, 1), 1);
+	assert_int_equal(tg_used_pop(&f->q, &id, &len), 1);
+	assert_int_equal(len, 80);
+	FX_EXPECT(f, {S(ENQ_PACKETS), 1}, {S(ENQ_BYTES), 68},
+		{S(NOTIFY_SENT), 1});
+	rte_pktmbuf_free(m);
+	m = fx_mbuf(80 - 12 + 1, 18); /* needs a 9th */
+	post_raw(f, 0);
+	assert_int_equal(vsw_virtq_enqueue_burst(f->vq, &m, 1), 0);
+	assert_int_equal(tg_used_pop(&f->q, &id, &len), 1);
+	assert_int_equal(len, 0);
+	FX_EXPECT(f, {S(ENQ_DROP_BAD_DESC), 1}, {S(ERR_DESC_LOOP), 1},
+		{S(NOTIFY_SENT), 1});
+	rte_pktmbuf_free(m);
+	fx_free(f);
+	/* TX: 8 x 10 bytes fit max_pkt_len = 80; the 9th is the loop, not
+	 * TOO_LARGE */
+	f = fx_new(8, F_STD);
+	b = tg_alloc_data(&f->g, 80, 1);
+	f->q.cfg.max_pkt_len = 80;
+	fx_reinit(f);
+	tx_fill(f, b, 80, 19);
+	for (i = 0; i < 8; i++)
+		set_desc(f, i, b + 10 * i, 10, i < 7 ? NX : 0, (uint16_t)(i + 1));
+	tx_ok(f, 0, 80, 19);
+	f->q.desc[7].flags = NX;
+	f->q.desc[7].next = 0;
+	tx_drop(f, 0, S(DEQ_DROP_BAD_DESC), S(ERR_DESC_LOOP));
+	fx_free(f);
+}
+
 /* An indirect table of n entries in region 0, plus one good entry after
  * it (what an index of n would read if it were accepted). */
 static uint64_t
@@ -492,6 +540,7 @@ test_virtq_limits_run(void)
 	const struct CMUnitTest tests[] = {
 		T(test_limit_next_ring),
 		T(test_limit_head),
+		T(test_limit_chain_loop),
 		T(test_limit_indirect_index),
 		T(test_limit_indirect_len),
 		T(test_limit_region_end),

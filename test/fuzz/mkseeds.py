@@ -343,6 +343,12 @@ for tgt, dirflag in (('virtq_dequeue', 0), ('virtq_enqueue', W)):
         mode=V1 | EVT, regs=R2, avail=addr(2, 4096 - 516, 2)) + burst(1)
     s['limit-used-event-past-end'] = vq(
         mode=V1 | EVT, regs=R2, used=addr(2, 4096 - 2052, 4)) + burst(1)
+    # a first RX chain of exactly hdr_len bytes (frame in the next), then
+    # one byte less (SHORT_HDR); TX: both are header-only chains
+    s['limit-rx-short-hdr'] = vq(mode=MRG) + \
+        op_chain(0, [(1, 0, 12)]) + op_chain(1, [(1, 100, 200)]) + \
+        burst(1, 100) + op_chain(2, [(1, 400, 11)]) + \
+        op_chain(3, [(1, 500, 200)]) + burst(1, 100)
     # RX spread over 7 buffers (num_buffers > 5), multi-segment mbufs
     s['mrg-many-buffers'] = vq(mode=MRG | NOTIFY) + b''.join(
         op_chain(i, [(1, i * 2048, 1500)]) for i in range(16)) + \

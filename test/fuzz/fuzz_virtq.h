@@ -85,6 +85,8 @@ struct rte_mempool *fz_pool(const struct fz_q *q);
  * right but leaves an mbuf in the pool twice. Aborts when not.
  */
 void fz_pool_check(struct rte_mempool *mp);
+/* fuzz_pool.c: notes mp's objects for fz_pool_check (at most 2 pools). */
+void fz_pool_map(struct rte_mempool *mp);
 
 /*
  * Guest memory and the queue from the input's header. Returns the queue

@@ -242,7 +242,8 @@ ref_take(struct rpkt *p)
 
 	if (ref.cur == ref.end)
 		return ref_rollback(p, VSW_VIRTQ_STAT_ENQ_DROP_RING_FULL);
-	FZ_CHECK(sh_read(q.cfg.avail_gpa + 4 + 2ull * (ref.cur & (q.cfg.size - 1)),
+	FZ_CHECK(sh_read(q.cfg.avail_gpa + 4 +
+				 2ull * (ref.cur & (q.cfg.size - 1)),
 			 &head, 2) == 0);
 	if (head >= q.cfg.size)
 		return ref_rollback(p, REF_BROKEN);
@@ -394,8 +395,8 @@ ref_burst(const uint32_t *lens, uint16_t n)
 static void
 ref_check(const struct fz_snap *s)
 {
-	for (int c = VSW_VIRTQ_STAT_ENQ_PACKETS; c <= VSW_VIRTQ_STAT_ERR_RING_BROKEN;
-		c++) {
+	for (int c = VSW_VIRTQ_STAT_ENQ_PACKETS;
+		c <= VSW_VIRTQ_STAT_ERR_RING_BROKEN; c++) {
 		if (c >= VSW_VIRTQ_STAT_DEQ_PACKETS &&
 			c <= VSW_VIRTQ_STAT_DEQ_DROP_SHORT_HDR)
 			continue;

@@ -164,7 +164,8 @@ test_limit_chain_loop(void **state)
 
 	(void)state;
 	for (i = 0; i < 8; i++) /* 0 -> 1 -> ... -> 7 -> 0 */
-		set_desc(f, i, b + 10 * i, 10, WR | NX, (uint16_t)((i + 1) % 8));
+		set_desc(f, i, b + 10 * i, 10, WR | NX,
+			(uint16_t)((i + 1) % 8));
 	m = fx_mbuf(80 - 12, 17); /* 8 descriptors exactly: still a loop */
 	post_raw(f, 0);
 	assert_int_equal(vsw_virtq_enqueue_burst(f->vq, &m, 1), 1);
@@ -190,7 +191,8 @@ test_limit_chain_loop(void **state)
 	fx_reinit(f);
 	tx_fill(f, b, 80, 19);
 	for (i = 0; i < 8; i++)
-		set_desc(f, i, b + 10 * i, 10, i < 7 ? NX : 0, (uint16_t)(i + 1));
+		set_desc(f, i, b + 10 * i, 10, i < 7 ? NX : 0,
+			(uint16_t)(i + 1));
 	tx_ok(f, 0, 80, 19);
 	f->q.desc[7].flags = NX;
 	f->q.desc[7].next = 0;
@@ -319,7 +321,8 @@ test_limit_region_end(void **state)
 	tx_drop(f, HI, S(DEQ_DROP_BAD_DESC), S(ERR_DESC_ADDR));
 	set_desc(f, HI, UINT64_MAX - 99, 101 + (uint32_t)TG_DATA_GPA, 0, 0);
 	tx_drop(f, HI, S(DEQ_DROP_BAD_DESC), S(ERR_DESC_ADDR));
-	assert_null(vsw_mem_translate(&f->g.mem, UINT64_MAX, 2, &(uint64_t){0}));
+	assert_null(vsw_mem_translate(&f->g.mem, UINT64_MAX, 2,
+		&(uint64_t){0}));
 	fx_free(f);
 }
 
@@ -354,7 +357,8 @@ test_limit_avail_ahead(void **state)
 	/* the same on RX: 8 buffers for 9 packets, then 9 ahead */
 	f = fx_new(8, F_STD);
 	for (i = 0; i < 8; i++)
-		assert_true(tg_rx_post(&f->q, (uint32_t[]){2048}, 1, false) >= 0);
+		assert_true(tg_rx_post(&f->q, (uint32_t[]){2048}, 1, false) >=
+			0);
 	tg_kick(&f->q);
 	for (i = 0; i < 9; i++)
 		m[i] = fx_mbuf(64, (uint8_t)i);
@@ -530,7 +534,8 @@ test_limit_ring_area(void **state)
 	fx_free(f);
 }
 
-#define T(fn) cmocka_unit_test_setup_teardown(fn, fx_pool_setup, fx_pool_teardown)
+#define T(fn)                                                                  \
+	cmocka_unit_test_setup_teardown(fn, fx_pool_setup, fx_pool_teardown)
 
 int test_virtq_limits_run(void);
 

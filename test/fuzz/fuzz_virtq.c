@@ -76,6 +76,8 @@ fz_env_init(void)
 	pool_small = rte_pktmbuf_pool_create("fz_small", 47, 0, 0,
 		RTE_MBUF_DEFAULT_BUF_SIZE, SOCKET_ID_ANY);
 	FZ_CHECK(pool_big != NULL && pool_small != NULL);
+	fz_pool_map(pool_big);
+	fz_pool_map(pool_small);
 	/* slots start and end on PROT_NONE pages; opened per input */
 	arena = mmap(NULL, SLOT_STRIDE * FZ_REGIONS + FZ_PAGE, PROT_NONE,
 		MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);

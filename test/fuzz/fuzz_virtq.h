@@ -79,6 +79,14 @@ struct fz_q {
 /* Once per process: EAL (no hugepages, private prefix), two mbuf pools. */
 void fz_env_init(void);
 struct rte_mempool *fz_pool(const struct fz_q *q);
+/*
+ * Every mbuf of mp is free and in it exactly once (tg_pool_audit's check,
+ * in one pass): a double free that hides a leak keeps the in-use count
+ * right but leaves an mbuf in the pool twice. Aborts when not.
+ */
+void fz_pool_check(struct rte_mempool *mp);
+/* fuzz_pool.c: notes mp's objects for fz_pool_check (at most 2 pools). */
+void fz_pool_map(struct rte_mempool *mp);
 
 /*
  * Guest memory and the queue from the input's header. Returns the queue

@@ -12,7 +12,8 @@
  * good, in order, byte for byte; every drop counter moved by the predicted
  * amount; used entries carry the taken heads with len 0; counters partition
  * (fz_check_common); every mbuf is sane and the pool is whole again after
- * they are freed. ASan with guard pages catches any access outside guest
+ * they are freed (count per burst; fz_pool_check per input: no mbuf in it
+ * twice). ASan with guard pages catches any access outside guest
  * memory.
  */
 #include <string.h>
@@ -294,6 +295,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (bursts == 0)
 		run_burst(VSW_VIRTQ_BURST_MAX);
 	fz_debug(vq, &q, "end");
+	fz_pool_check(fz_pool(&q));
 	vsw_virtq_destroy(vq);
 	vq = NULL;
 	return 0;

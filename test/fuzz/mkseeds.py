@@ -197,7 +197,9 @@ W = 2  # VRING_DESC_F_WRITE
 
 
 def pkts(*lens):
-    return b''.join(struct.pack('<HB', ln, 255) for ln in lens)
+    # below 2048 as is; longer ones need the top bit (fuzz_virtq_enqueue.c)
+    return b''.join(struct.pack('<HB', ln if ln < 2048 else 0x8000 | ln, 255)
+                    for ln in lens)
 
 
 for tgt, dirflag in (('virtq_dequeue', 0), ('virtq_enqueue', W)):
@@ -250,6 +252,108 @@ for tgt, dirflag in (('virtq_dequeue', 0), ('virtq_enqueue', W)):
         op_avail(0, 0) + op_avail_move(1) + burst(1)
     s['ring-outside'] = vq(used=raw_off(1, 65536 - 8)) + burst(1)
     s['bad-size'] = vq(log2=0xfe) + burst(1)
+    # exact limits of every bound on guest input (issue 11): the last value
+    # that passes next to the first that fails, so an off-by-one in either
+    # direction changes an outcome the oracle predicts, or touches a guard
+    # page. Region 2 (when present) is one page at 0x300000 (or at the top
+    # of the space), nothing around it; region 3 is a spare page at
+    # 0x400000, so that with 4 regions raw_off's selector maps as it does
+    # with 2 (sel % nregions).
+    fr = tgt == 'virtq_enqueue'
+    SPARE = region(0, 1)
+    R2 = REGS + [region(0, 1), SPARE]
+    R2GPA, R1GPA = 0x300000, 0x104000
+
+    def desc(a, ln, flags, nxt):
+        return struct.pack('<QIHH', a, ln, flags, nxt)
+
+    def raw(r, off, data):
+        assert len(data) < 64
+        return bytes([5]) + raw_off(r, off) + bytes([len(data)]) + data
+
+    def post(pos, head):
+        return op_avail(pos, head) + op_avail_move(1)
+    # next = size - 1 passes, next = size: the descriptor table ends the page
+    # (RX: the second frame needs the descriptor after the chain's last)
+    s['limit-next-eq-size'] = vq(regs=R2, desc=addr(2, 0, 16)) + \
+        op_desc(254, 1, 0, 100, 1 | dirflag, 255) + \
+        op_desc(255, 1, 100, 100, dirflag, 0) + post(0, 254) + \
+        burst(1, 150) + op_desc(255, 1, 100, 100, 1 | dirflag, 256) + \
+        post(1, 254) + burst(1, 250)
+    # avail head = size - 1 works, = size breaks the ring
+    s['limit-head-eq-size'] = vq() + op_chain(255, [(1, 0, 200)]) + \
+        burst(1) + post(1, 256) + burst(1)
+    # indirect: next = length - 1 passes, = length: the table ends the page
+    tbl = 4096 - 32
+    s['limit-indirect-index'] = vq(mode=V1 | IND, regs=R2) + \
+        raw(2, tbl, desc(R1GPA, 100, 1 | dirflag, 1) +
+            desc(R1GPA + 100, 100, dirflag, 0)) + \
+        op_desc(5, 2, tbl, 32, 4, 0) + post(0, 5) + burst(1, 150) + \
+        raw(2, tbl + 16, desc(R1GPA + 100, 100, 1 | dirflag, 2)) + \
+        post(1, 5) + burst(1, 250)
+    # indirect length: 16 and ring-size entries pass; 17, 15, size + 1 fail
+    t4 = b''.join(desc(R1GPA + 100 * i, 100, (1 if i < 3 else 0) | dirflag,
+                       i + 1) for i in range(5))
+    s['limit-indirect-len'] = vq(log2=2, mode=V1 | IND) + \
+        raw(0, 12288, t4[:48]) + raw(0, 12288 + 48, t4[48:]) + \
+        op_desc(0, 0, 12288, 64, 4, 0) + post(0, 0) + burst(1, 388) + \
+        op_desc(0, 0, 12288, 80, 4, 0) + post(1, 0) + burst(1, 388) + \
+        op_desc(0, 0, 12288, 17, 4, 0) + post(2, 0) + burst(1) + \
+        op_desc(0, 0, 12288, 15, 4, 0) + post(3, 0) + burst(1) + \
+        op_desc(0, 0, 12288 + 48, 16, 4, 0) + post(0, 0) + burst(1, 88)
+    # chain length = ring size passes, size + 1 is a loop (TX: at the limit)
+    ring8 = b''.join(op_desc(i, 1, 10 * i, 10, 1 | dirflag, (i + 1) % 8)
+                     for i in range(8))
+    s['limit-chain-loop'] = vq(log2=3, max_pkt=0 if fr else 80) + ring8 + \
+        op_desc(7, 1, 70, 10, dirflag, 0) + post(0, 0) + burst(1, 68) + \
+        op_desc(7, 1, 70, 10, 1 | dirflag, 0) + post(1, 0) + burst(1, 69)
+    # a buffer ending exactly at a region's end (poisoned tail after it)
+    # and one byte past; one starting at the end
+    RT = REGS + [region(0, 1, trim=100), SPARE]
+    s['limit-region-end'] = vq(regs=RT) + \
+        op_chain(0, [(2, 3996 - 300, 300)]) + burst(1, 288) + \
+        op_chain(1, [(2, 3996 - 300, 301)]) + burst(1, 289) + \
+        op_chain(2, [(2, 3996 - 300, 300), (2, 3996, 1)]) + burst(1, 289)
+    # across the seam of regions 0 and 1, exactly at the boundary
+    s['limit-span-seam'] = vq() + \
+        op_chain(0, [(0, 16384 - 150, 150), (1, 0, 150)]) + burst(1, 288) + \
+        op_chain(2, [(0, 16384 - 150, 300)]) + burst(1, 288)
+    # a region at the top of the space: a buffer ending at 2^64 - 1, and
+    # one byte more (wraps)
+    RTOP = REGS + [region(3, 1), SPARE]
+    s['limit-top-of-space'] = vq(regs=RTOP) + \
+        op_chain(0, [(2, 4096 - 300, 300)]) + burst(1, 288) + \
+        op_chain(1, [(2, 4096 - 300, 301)]) + burst(1, 289)
+    # avail index exactly size ahead (a full ring), then size + 1
+    s['limit-avail-ahead'] = vq(log2=2) + b''.join(
+        op_chain(i, [(1, 256 * i, 200)]) for i in range(4)) + \
+        burst(8) + op_avail_move(5) + burst(1)
+    # max_pkt_len: exactly the limit passes, one byte more is too large
+    s['limit-max-pkt'] = vq(max_pkt=100) + \
+        op_chain(0, [(1, 0, 100)]) + burst(1, 88) + \
+        op_chain(1, [(1, 200, 101)]) + burst(1, 89) + \
+        op_chain(2, [(1, 400, 60), (1, 500, 41)]) + burst(1, 88)
+    # ring areas ending exactly at a region's end, and 2 bytes past
+    s['limit-used-at-end'] = vq(regs=R2, used=addr(2, 4096 - 2052, 4)) + \
+        op_chain(0, [(1, 0, 200)]) + burst(1)
+    s['limit-avail-event-at-end'] = vq(
+        mode=V1 | EVT | NOTIFY, regs=R2, avail=addr(2, 4096 - 518, 2)) + \
+        op_chain(0, [(1, 0, 200)]) + burst(1)
+    s['limit-avail-event-past-end'] = vq(
+        mode=V1 | EVT, regs=R2, avail=addr(2, 4096 - 516, 2)) + burst(1)
+    s['limit-used-event-past-end'] = vq(
+        mode=V1 | EVT, regs=R2, used=addr(2, 4096 - 2052, 4)) + burst(1)
+    # a first RX chain of exactly hdr_len bytes (frame in the next), then
+    # one byte less (SHORT_HDR); TX: both are header-only chains
+    s['limit-rx-short-hdr'] = vq(mode=MRG) + \
+        op_chain(0, [(1, 0, 12)]) + op_chain(1, [(1, 100, 200)]) + \
+        burst(1, 100) + op_chain(2, [(1, 400, 11)]) + \
+        op_chain(3, [(1, 500, 200)]) + burst(1, 100)
+    # RX spread over 7 buffers (num_buffers > 5), multi-segment mbufs
+    s['mrg-many-buffers'] = vq(mode=MRG | NOTIFY) + b''.join(
+        op_chain(i, [(1, i * 2048, 1500)]) for i in range(16)) + \
+        op_burst(2) + struct.pack('<HBHB', 0x8000 | 9000, 3, 1400, 0) + \
+        op_burst(1) + struct.pack('<HB', 1488, 255)
     for name, data in s.items():
         out(tgt, name, data)
 

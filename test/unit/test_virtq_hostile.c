@@ -552,6 +552,7 @@ test_garbage_rings(void **state)
 #define T(fn) cmocka_unit_test_setup_teardown(fn, fx_pool_setup, fx_pool_teardown)
 
 int test_virtq_hostile_rx_run(void);
+int test_virtq_limits_run(void);
 
 int
 test_virtq_hostile_run(void)
@@ -571,5 +572,5 @@ test_virtq_hostile_run(void)
 
 	return cmocka_run_group_tests_name("virtq_hostile_tx", tests, NULL,
 		       NULL) |
-		test_virtq_hostile_rx_run();
+		test_virtq_hostile_rx_run() | test_virtq_limits_run();
 }

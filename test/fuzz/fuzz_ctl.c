@@ -150,6 +150,11 @@ json_value(const char *p, const char *end, int depth)
 		return json_list(p, end, depth, '}', true);
 	if (*p == '[')
 		return json_list(p, end, depth, ']', false);
+	if (*p >= '0' && *p <= '9') { /* an integer: the "schema" number */
+		while (p < end && *p >= '0' && *p <= '9')
+			p++;
+		return p;
+	}
 	return NULL; /* the dummy handlers produce nothing else */
 }
 

@@ -369,8 +369,13 @@ vsw_vport_info_get(struct vsw_vport *port, struct vsw_vport_info *info)
 	info->queue_errors = port->queue_errors;
 	info->disconnects = port->disconnects;
 	info->msg_rejected = port->msg_rejected;
-	for (i = 0; i < port->nr_queues; i++)
+	info->fd_rejected = port->fd_rejected;
+	for (i = 0; i < port->nr_queues; i++) {
 		info->queues_live += port->queues[i].live != NULL;
+		info->call_failed += *(const volatile uint64_t *)&port
+						->queues[i]
+						.call_failed;
+	}
 	pthread_mutex_unlock(&port->lock);
 }
 

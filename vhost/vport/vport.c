@@ -142,6 +142,7 @@ port_alloc(const struct vsw_vport_config *cfg)
 		port->cfg.socket_mode = VSW_VPORT_SOCKET_MODE_DEFAULT;
 	pthread_mutex_init(&port->lock, NULL);
 	port->vid = -1;
+	port->conn_fd = -1;
 	port->nr_queues = 2 * cfg->queue_pairs;
 	port->queues =
 		aligned_alloc(64, port->nr_queues * sizeof(*port->queues));

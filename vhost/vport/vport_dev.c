@@ -274,6 +274,12 @@ dev_pre_msg(int vid, void *msg)
 	if (port == NULL)
 		return RTE_VHOST_MSG_RESULT_NOT_HANDLED;
 	why = vport_msg_check(port, msg);
+	if (vport_conn_backlogged(port->conn_fd)) {
+		/* a reply would not fit (dropped with a log line each);
+		 * no nack either: the connection goes */
+		why = "front-end does not read its replies";
+		m->flags &= ~VPORT_MSG_NEED_REPLY;
+	}
 	if (why == NULL) {
 		why = vport_fds_check(ctx);
 		port->fd_rejected += why != NULL;
@@ -355,7 +361,8 @@ dev_new_connection(int vid)
 	port->parked = false;
 	port->mem_seen = false;
 	/* librte_vhost reads and writes it on its one event thread */
-	if (vport_conn_nonblock(port) != 0)
+	port->conn_fd = vport_conn_nonblock(port);
+	if (port->conn_fd < 0)
 		VPORT_LOG(WARNING, port, "connection socket not found: "
 					 "left blocking");
 	for (i = 0; i < port->nr_queues; i++) {
@@ -380,6 +387,7 @@ dev_destroy_connection(int vid)
 	queues_withdraw_all(port);
 	port->running = false;
 	port->vid = -1;
+	port->conn_fd = -1;
 	port->disconnects++;
 	VPORT_LOG(INFO, port, "disconnected");
 	pthread_mutex_unlock(&port->lock);

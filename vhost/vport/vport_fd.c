@@ -29,6 +29,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/sockios.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -172,14 +174,15 @@ is_port_conn(int fd, const char *path, bool client)
  * exposed, so find it (new_connection runs before librte_vhost reads
  * from it) and make it non-blocking: such a read or write fails at once
  * and librte_vhost drops that connection. Real front-ends send header
- * and payload in one sendmsg (QEMU, virtio_user, rust-vmm).
+ * and payload in one sendmsg (QEMU, virtio_user, rust-vmm). Returns the
+ * fd (for vport_conn_backlogged) or -ENOENT.
  */
 int
 vport_conn_nonblock(const struct vsw_vport *port)
 {
 	DIR *d = opendir("/proc/self/fd");
 	struct dirent *e;
-	int found = 0;
+	int found = -ENOENT;
 
 	if (d == NULL)
 		return -errno;
@@ -192,8 +195,18 @@ vport_conn_nonblock(const struct vsw_vport *port)
 			continue;
 		fl = fcntl(fd, F_GETFL);
 		if (fl >= 0 && fcntl(fd, F_SETFL, fl | O_NONBLOCK) == 0)
-			found++;
+			found = fd;
 	}
 	closedir(d);
-	return found > 0 ? 0 : -ENOENT;
+	return found;
+}
+
+bool
+vport_conn_backlogged(int fd)
+{
+	int queued = 0;
+
+	/* unix sockets: bytes sent that the peer has not read yet */
+	return fd >= 0 && ioctl(fd, SIOCOUTQ, &queued) == 0 &&
+	       (unsigned int)queued > VPORT_CONN_BACKLOG_MAX;
 }

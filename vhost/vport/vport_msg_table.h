@@ -33,6 +33,7 @@
 #define VPORT_MSG_REGIONS_MAX 8 /* the spec's memory table limit */
 #define VPORT_MSG_VRING_IDX_MASK 0xffu
 #define VPORT_MSG_VRING_NOFD (1ull << 8) /* SET_VRING_KICK/CALL/ERR */
+#define VPORT_MSG_NEED_REPLY 0x8u		 /* header flags */
 #define VPORT_MSG_FDS_MAX 8		 /* librte_vhost's per message */
 /* librte_vhost 22.11's payload union (VhostUserMsg: its largest member is
  * the crypto session parameters); the fds follow the message */

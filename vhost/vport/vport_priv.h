@@ -51,6 +51,7 @@ struct vsw_vport {
 	struct vsw_vport_config cfg; /* name/path point into the arrays */
 	pthread_mutex_t lock;	     /* device state, below */
 	int vid;		     /* librte_vhost device, -1: none */
+	int conn_fd;		     /* its socket (librte_vhost's), -1 */
 	bool running;		     /* new_device accepted, not destroyed */
 	bool parked;		     /* queues withdrawn around a message */
 	uint64_t features;
@@ -97,8 +98,13 @@ void vport_fds_close(struct vport_msg_ctx *ctx);
 const char *vport_callfd_prepare(int fd);
 /* A file that can back guest RAM and holds [offset, offset + size). */
 const char *vport_region_fd_check(int fd, uint64_t offset, uint64_t size);
-/* Make the port's connection socket(s) non-blocking; 0 or -errno. */
+/* Make the port's connection socket(s) non-blocking; the fd or -ENOENT. */
 int vport_conn_nonblock(const struct vsw_vport *port);
+/* Replies the front-end has not read: far more than a well-behaved one
+ * leaves (it reads each reply before its next request) and well below the
+ * socket buffer, so no reply is ever dropped for a peer that reads. */
+#define VPORT_CONN_BACKLOG_MAX (16u << 10)
+bool vport_conn_backlogged(int fd);
 /* A memory table fit to translate with: 1..8 regions, each non-empty,
  * no range wrapping, none overlapping another in guest-physical space. */
 const char *vport_mem_check(const struct vsw_mem *mem);

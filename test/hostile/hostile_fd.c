@@ -127,8 +127,8 @@ s_call_pipe(struct hs_ctx *c)
 {
 	int p[2], q;
 
-	if (pipe(p) != 0 || negotiated(c, VU_FEATURES_DEFAULT & ~EVENT_IDX,
-				    false) != 0 ||
+	if (pipe(p) != 0 ||
+		negotiated(c, VU_FEATURES_DEFAULT & ~EVENT_IDX, false) != 0 ||
 		vu_mem_table(&c->f) != 0)
 		return 1;
 	for (q = 0; q < 2; q++) {
@@ -251,8 +251,8 @@ s_get_inflight_huge(struct hs_ctx *c)
 
 /* One message with NEED_REPLY; its reply-ack must be a nack. */
 static int
-send_nacked(struct hs_ctx *c, uint32_t req, const void *payload,
-	uint32_t size, const int *fds, int nfds)
+send_nacked(struct hs_ctx *c, uint32_t req, const void *payload, uint32_t size,
+	const int *fds, int nfds)
 {
 	struct vu_msg m = {.request = req,
 		.flags = VU_FLAG_VERSION | VU_FLAG_NEED_REPLY,
@@ -316,8 +316,8 @@ s_need_reply_past_file(struct hs_ctx *c)
 	m.u.mem.nregions = 1;
 	m.u.mem.r[0] = (struct vu_region){
 		VU_GPA_BASE, 64u << 20, (uint64_t)(uintptr_t)c->f.mem, 0};
-	if (send_nacked(c, VU_SET_MEM_TABLE, &m.u.mem, 8 + 32, &c->f.memfd,
-		    1) != 0)
+	if (send_nacked(
+		    c, VU_SET_MEM_TABLE, &m.u.mem, 8 + 32, &c->f.memfd, 1) != 0)
 		return 1;
 	vu_vring_setup(&c->f, 0, 256);
 	vu_vring_setup(&c->f, 1, 256);

@@ -372,10 +372,12 @@ vsw_vport_info_get(struct vsw_vport *port, struct vsw_vport_info *info)
 	info->msg_rejected = port->msg_rejected;
 	info->fd_rejected = port->fd_rejected;
 	for (i = 0; i < port->nr_queues; i++) {
-		info->queues_live += port->queues[i].live != NULL;
-		info->call_failed += *(const volatile uint64_t *)&port
-						->queues[i]
-						.call_failed;
+		const struct vport_queue *q = &port->queues[i];
+
+		info->queues_live += q->live != NULL;
+		/* the poller's counter: one aligned word, not torn */
+		info->call_failed +=
+			*(const volatile uint64_t *)&q->call_failed;
 	}
 	pthread_mutex_unlock(&port->lock);
 }

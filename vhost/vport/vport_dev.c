@@ -363,8 +363,7 @@ dev_new_connection(int vid)
 	/* librte_vhost reads and writes it on its one event thread */
 	port->conn_fd = vport_conn_nonblock(port);
 	if (port->conn_fd < 0)
-		VPORT_LOG(WARNING, port, "connection socket not found: "
-					 "left blocking");
+		VPORT_LOG(WARNING, port, "connection socket not found");
 	for (i = 0; i < port->nr_queues; i++) {
 		port->queues[i].enabled = false;
 		port->queues[i].num = 0;

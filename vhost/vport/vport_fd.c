@@ -74,8 +74,8 @@ vport_region_fd_check(int fd, uint64_t offset, uint64_t size)
 
 	if (fstat(fd, &st) != 0 || fstatfs(fd, &sfs) != 0)
 		return "memory table: region fd not stat-able";
-	if (!S_ISREG(st.st_mode) || (sfs.f_type != TMPFS_MAGIC &&
-					    sfs.f_type != HUGETLBFS_MAGIC))
+	if (!S_ISREG(st.st_mode) ||
+		(sfs.f_type != TMPFS_MAGIC && sfs.f_type != HUGETLBFS_MAGIC))
 		return "memory table: region fd not a memfd, tmpfs or "
 		       "hugetlbfs file";
 	if (offset + size < offset || (uint64_t)st.st_size < offset + size)
@@ -112,8 +112,9 @@ vport_fds_check(const struct vport_msg_ctx *ctx)
 		return vport_callfd_prepare(ctx->fds[0]);
 	case VPORT_MSG_SET_VRING_KICK:
 	case VPORT_MSG_SET_VRING_ERR:
-		return is_eventfd(ctx->fds[0]) ? NULL
-					       : "kick/error fd is not an eventfd";
+		return is_eventfd(ctx->fds[0])
+			       ? NULL
+			       : "kick/error fd is not an eventfd";
 	case VPORT_MSG_SET_MEM_TABLE:
 		for (i = 0; i < ctx->fd_num; i++) {
 			const struct vport_msg_region *r = &m->u.mem.r[i];

@@ -42,8 +42,8 @@ _Static_assert(VSW_MEM_REGIONS_MAX == VPORT_MSG_REGIONS_MAX,
 _Static_assert(sizeof(((struct vport_msg *)0)->u.mem) == 8 + 32 * 8,
 	"SET_MEM_TABLE's row: 8 + 32 bytes per region, 1..8 regions");
 _Static_assert(sizeof(struct vport_msg) == 644 &&
-		offsetof(struct vport_msg_ctx, fds) == 644 &&
-		offsetof(struct vport_msg_ctx, fd_num) == 676,
+		       offsetof(struct vport_msg_ctx, fds) == 644 &&
+		       offsetof(struct vport_msg_ctx, fd_num) == 676,
 	"struct vhu_msg_context of librte_vhost 22.11");
 
 const struct vport_msg_row *

@@ -8,6 +8,7 @@
  * the fd count and the neighbours' forwarding rate.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -131,13 +132,15 @@ s_call_pipe(struct hs_ctx *c)
 		negotiated(c, VU_FEATURES_DEFAULT & ~EVENT_IDX, false) != 0 ||
 		vu_mem_table(&c->f) != 0)
 		return 1;
+	/* one page: full after 512 interrupts (a second or so) */
+	fcntl(p[1], F_SETPIPE_SZ, 4096);
 	for (q = 0; q < 2; q++) {
 		close(c->f.call[q]);
 		c->f.call[q] = dup(p[1]);
 	}
 	vu_vring_setup(&c->f, 0, 256);
 	vu_vring_setup(&c->f, 1, 256);
-	run_traffic(c, 1000);
+	run_traffic(c, 2000);
 	q = closed(c);
 	vu_close(&c->f);
 	/* the pipe outlives the connection (a peer keeping it open) */

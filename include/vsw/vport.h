@@ -119,7 +119,14 @@ struct vsw_vport_info {
 				* reason (librte_vhost drops the connection
 				* on a message it or vsw refuses) */
 	uint64_t msg_rejected; /* messages vsw's own checks refused (see
-				* log); the connection is closed after */
+				* log); the connection is closed after,
+				* unless the front-end asked for a reply
+				* (NEED_REPLY: nacked, no effect) */
+	uint64_t fd_rejected;  /* of those, refused for an fd (wrong type
+				* or count), plus vrings whose call fd
+				* stopped being a non-blocking eventfd */
+	uint64_t call_failed;  /* guest interrupts not sent: the call
+				* eventfd was full (EAGAIN), or failed */
 };
 
 void vsw_vport_info_get(struct vsw_vport *port, struct vsw_vport_info *info);

@@ -349,8 +349,10 @@ show_port_text(struct vswd_port *p, const struct vsw_port_stats *ps,
 		"features 0x%" PRIx64 "; connects %" PRIu64 "\n", p->queues,
 		vi->queues_live, vi->features, vi->connects);
 	vsw_ctl_reply_printf(r, "  vhost-user: disconnects %" PRIu64
-		", messages rejected %" PRIu64 ", vring set-up errors %" PRIu64
-		"\n", vi->disconnects, vi->msg_rejected, vi->queue_errors);
+		", messages rejected %" PRIu64 " (for an fd %" PRIu64
+		"), vring set-up errors %" PRIu64 ", interrupts failed %"
+		PRIu64 "\n", vi->disconnects, vi->msg_rejected,
+		vi->fd_rejected, vi->queue_errors, vi->call_failed);
 	for (int s = 0; s < VSW_VIRTQ_STAT__MAX; s++)
 		if (vs[s] != 0)
 			vsw_ctl_reply_printf(r, "  %s=%" PRIu64 "\n",
@@ -380,12 +382,14 @@ show_port_json(struct vswd_port *p, const struct vsw_port_stats *ps,
 			"\"vrings_live\": %u, \"features\": %" PRIu64
 			", \"connects\": %" PRIu64 ", \"disconnects\": %" PRIu64
 			", \"msg_rejected\": %" PRIu64
+			", \"fd_rejected\": %" PRIu64
 			", \"queue_errors\": %" PRIu64
+			", \"call_failed\": %" PRIu64
 			", \"tx_retries\": %" PRIu64
 			", \"tx_retries_max\": %u, \"virtq\": {",
 			p->queues, vi->queues_live, vi->features, vi->connects,
-			vi->disconnects, vi->msg_rejected, vi->queue_errors,
-			vhost_retries(p),
+			vi->disconnects, vi->msg_rejected, vi->fd_rejected,
+			vi->queue_errors, vi->call_failed, vhost_retries(p),
 			vsw_port_vhost_tx_retries_max(&p->vhost));
 		for (int s = 0; s < VSW_VIRTQ_STAT__MAX; s++)
 			vsw_ctl_reply_printf(r, "%s\"%s\": %" PRIu64,

@@ -8,7 +8,9 @@
  *   hostile_frontend run NAME SOCKET
  *   hostile_frontend traffic SOCKET_SRC SOCKET_DST
  *       stdin: "mark" -> pause, drain, print "sent S received R bad B",
- *       resume; "quit" -> the same, then exit.
+ *       resume; "quit" -> the same, then exit; "window" -> print
+ *       "received R offered O us T" (O: frames the source tried to send,
+ *       T: monotonic) at once, without pausing.
  *
  * Single-threaded. Trusts nothing vswd writes beyond what vu_front checks.
  */
@@ -108,7 +110,7 @@ traffic(const char *src_path, const char *dst_path)
 {
 	struct vu_front src, dst;
 	struct sink s = {0, 0};
-	unsigned long long seq = 0;
+	unsigned long long seq = 0, offered = 0;
 	unsigned char frame[FRAME_LEN];
 	char line[64];
 	int rc;
@@ -126,7 +128,9 @@ traffic(const char *src_path, const char *dst_path)
 		struct pollfd p = {.fd = 0, .events = POLLIN};
 		int i;
 
-		/* 16 frames a millisecond at most: steady, leaves CPU */
+		/* 16 frames a millisecond at most: steady, leaves CPU;
+		 * what a full ring refused counts as offered too */
+		offered += 16;
 		for (i = 0; i < 16; i++) {
 			hs_frame(frame, sizeof(frame), seq);
 			if (vu_tx(&src, frame, sizeof(frame)) != 0)
@@ -140,6 +144,18 @@ traffic(const char *src_path, const char *dst_path)
 			continue;
 		if (fgets(line, sizeof(line), stdin) == NULL)
 			break;
+		if (strncmp(line, "window", 6) == 0) {
+			/* no pause: a point of the receive rate */
+			struct timespec ts;
+
+			clock_gettime(CLOCK_MONOTONIC, &ts);
+			printf("received %llu offered %llu us %lld\n",
+				(unsigned long long)dst.rx_frames, offered,
+				(long long)ts.tv_sec * 1000000LL +
+					ts.tv_nsec / 1000);
+			fflush(stdout);
+			continue;
+		}
 		drain(&src, &dst, &s);
 		printf("sent %llu received %llu bad %llu inflight %u\n",
 			(unsigned long long)src.tx_frames,
@@ -166,6 +182,9 @@ find(const char *name)
 	for (i = 0; i < hs_n_msg; i++)
 		if (strcmp(hs_msg_scenarios[i].name, name) == 0)
 			return &hs_msg_scenarios[i];
+	for (i = 0; i < hs_n_fd; i++)
+		if (strcmp(hs_fd_scenarios[i].name, name) == 0)
+			return &hs_fd_scenarios[i];
 	return NULL;
 }
 
@@ -181,6 +200,9 @@ list(void)
 	for (i = 0; i < hs_n_msg; i++)
 		printf("%s\t%s\t%s\n", hs_msg_scenarios[i].name,
 			hs_msg_scenarios[i].counters, hs_msg_scenarios[i].what);
+	for (i = 0; i < hs_n_fd; i++)
+		printf("%s\t%s\t%s\n", hs_fd_scenarios[i].name,
+			hs_fd_scenarios[i].counters, hs_fd_scenarios[i].what);
 }
 
 int

@@ -423,51 +423,6 @@ s_addr_before_mem(struct hs_ctx *c)
 	return closed(c);
 }
 
-/*
- * A header announcing 8 payload bytes, then silence. librte_vhost reads
- * the payload with a blocking read on its one event thread: while a
- * second connection to the same socket waits for an answer, measure how
- * long that thread is stuck (a note for the report), then let go.
- */
-static int
-s_stalled_payload(struct hs_ctx *c)
-{
-	struct vu_msg m = {.request = VU_SET_VRING_NUM,
-		.flags = VU_FLAG_VERSION,
-		.size = 8};
-	struct vu_front probe;
-	int waited = 0;
-
-	if (negotiated(c) != 0)
-		return 1;
-	vu_send_raw(&c->f, &m, VU_HDR_SIZE, NULL, 0);
-	hs_sleep_ms(50);
-	if (vu_open(&probe, c->path) != 0)
-		return 1;
-	/* a second connection is refused (closed) at once by vsw's
-	 * one-connection rule, unless the event thread is stuck above */
-	while (waited < 1500 && !vu_peer_closed(&probe, 100))
-		waited += 100;
-	if (waited >= 1500)
-		hs_note("vhost-user event thread blocked >= %d ms by a "
-			"partial message (librte_vhost)",
-			waited);
-	vu_close(&c->f); /* the read returns 0: the thread goes on */
-	/* the first connection is gone: the probe must now be served */
-	if (waited >= 1500) {
-		struct vu_msg r;
-
-		vu_send(&probe, VU_GET_FEATURES, NULL, 0, NULL, 0);
-		if (vu_recv(&probe, &r, 3000) != 0) {
-			hs_note("event thread still stuck after the peer left");
-			vu_close(&probe);
-			return 1;
-		}
-	}
-	vu_close(&probe);
-	return 0;
-}
-
 /* A request of a protocol feature vsw does not offer, with fds. */
 static int
 not_offered(struct hs_ctx *c, uint32_t req, uint32_t size, int nfds)
@@ -683,9 +638,6 @@ const struct hs_scenario hs_msg_scenarios[] = {
 		s_kick_before_mem},
 	{"order-addr-before-mem", "disconnects",
 		"SET_VRING_ADDR before SET_MEM_TABLE", s_addr_before_mem},
-	{"msg-stalled-payload", "disconnects",
-		"header promises 8 bytes, none follow (connection kept)",
-		s_stalled_payload},
 	{"msg-inflight-fd", "msg_rejected,disconnects",
 		"SET_INFLIGHT_FD (not offered), 1 TiB mmap_size, an fd",
 		s_inflight_fd},

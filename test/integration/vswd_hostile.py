@@ -15,7 +15,17 @@ For every scenario of `hostile_frontend list` (name, counters, what):
   - every named counter of port h moved (port-show h --json);
   - the a -> b traffic kept flowing during the scenario, and
     sent = received + counted drops (a's deq_drop_*, b's enq_drop_* and
-    tx_drops).
+    tx_drops);
+  - a -> b's forwarding rate while the scenario ran (at least 0.5 s) was
+    at least 90 % of its quiet rate, measured before the first scenario
+    (issue 10: several attacks crash nothing but stop everyone else). The
+    rate is frames received per frame the source offered (a paced 16 per
+    millisecond; what a full ring refuses counts as offered), so that the
+    harness's own share of the 2 CPUs (the scenario process competes with
+    the traffic source) does not count against vswd; frames/s are printed
+    too. A scenario below the bar runs once more and the better window
+    counts (the machine is shared). A scenario whose counters carry
+    "!rate-known" is a known miss of that bar (reported, not failed).
 At the end the validators found nothing, and vswd shuts down cleanly and
 logs "mbuf pool: 0 in use".
 
@@ -31,7 +41,10 @@ import time
 from vswtest.checks import Checks, vswd_end
 from vswtest.vswd import Vswd
 
-BAD_MSG_COUNTERS = ("msg_rejected", "disconnects", "queue_errors")
+BAD_MSG_COUNTERS = ("msg_rejected", "fd_rejected", "disconnects",
+                    "queue_errors", "call_failed")
+RATE_BAR = 0.90      # neighbours' rate under attack / quiet rate
+RATE_WINDOW = 0.5    # s: shortest window a rate is taken over
 
 
 def counters(port):
@@ -51,12 +64,56 @@ class Traffic:
         if line.strip() != "ready":
             raise RuntimeError("traffic source not ready: %r" % line)
 
+    def window(self):
+        """(received, offered, seconds) now, without pausing the traffic."""
+        self.p.stdin.write("window\n")
+        self.p.stdin.flush()
+        w = self.p.stdout.readline().split()
+        return int(w[1]), int(w[3]), int(w[5]) / 1e6
+
+    def rate(self, w0):
+        """(received per offered, received per second) since w0."""
+        r, o, t = self.window()
+        return ((r - w0[0]) / max(o - w0[1], 1),
+                (r - w0[0]) / max(t - w0[2], 1e-6))
+
     def mark(self, quit=False):
         self.p.stdin.write("quit\n" if quit else "mark\n")
         self.p.stdin.flush()
         words = self.p.stdout.readline().split()
         # sent S received R bad B inflight I
         return {words[i]: int(words[i + 1]) for i in range(0, len(words), 2)}
+
+
+def attack(d, traffic, fe, name, path, errs):
+    """Run one scenario on port h while a -> b forwards; wait until vswd
+    noticed h is gone. (front-end output, a -> b received per offered,
+    frames/s) over the run, at least RATE_WINDOW s."""
+    w0 = traffic.window()
+    try:
+        r = subprocess.run([fe, "run", name, path], capture_output=True,
+                           text=True, timeout=30)
+        out = r.stdout.strip()
+        if r.returncode != 0:
+            errs.append("front-end: " + out.replace("\n", "; "))
+    except subprocess.TimeoutExpired:
+        errs.append("front-end hung (30 s)")
+        out = ""
+    # h gone: wait for vswd to notice the disconnect
+    for _ in range(100):
+        if not d.alive():
+            break
+        try:
+            link = d.port("h")["link"]
+        except (OSError, EOFError, RuntimeError):
+            break
+        if not link.startswith("up") and "guest connected" not in link:
+            break
+        time.sleep(0.03)
+    left = RATE_WINDOW - (traffic.window()[2] - w0[2])
+    if left > 0:
+        time.sleep(left)
+    return (out,) + traffic.rate(w0)
 
 
 def pmd_drops(d):
@@ -91,6 +148,7 @@ def main():
                                         "-l", "0,1"])
     checks = Checks()
     failed = []
+    below = []
     traffic = None
     t_start = time.time()
     try:
@@ -106,6 +164,11 @@ def main():
         t0 = traffic.mark()
         if t0["received"] == 0:
             raise RuntimeError("no traffic a -> b before any scenario")
+        w = traffic.window()
+        time.sleep(2.0)
+        quiet, quiet_fps = traffic.rate(w)
+        print("a -> b quiet rate: %.0f frames/s, %.3f of offered" % (
+            quiet_fps, quiet))
         fds0 = d.fds()
         fdl0 = d.fd_list()
         prev_t = t0
@@ -114,28 +177,15 @@ def main():
         for name, ctrs, what in scenarios:
             errs = []
             before = counters(d.port("h"))
-            try:
-                r = subprocess.run([fe, "run", name, paths["h"]],
-                                   capture_output=True, text=True,
-                                   timeout=30)
-                out = r.stdout.strip()
-                if r.returncode != 0:
-                    errs.append("front-end: " + out.replace("\n", "; "))
-            except subprocess.TimeoutExpired:
-                errs.append("front-end hung (30 s)")
-                out = ""
-            # h gone: wait for vswd to notice the disconnect
-            for _ in range(100):
-                if not d.alive():
-                    break
-                try:
-                    link = d.port("h")["link"]
-                except (OSError, EOFError, RuntimeError):
-                    break
-                if not link.startswith("up") and \
-                        "guest connected" not in link:
-                    break
-                time.sleep(0.03)
+            out, rate, fps = attack(d, traffic, fe, name, paths["h"], errs)
+            if (rate < RATE_BAR * quiet and "!fdleak" not in ctrs and
+                    d.alive()):
+                # the machine is shared: the better of two windows
+                again = attack(d, traffic, fe, name, paths["h"], [])
+                print("      note (%s): %.0f%% of the quiet rate, "
+                      "again: %.0f%%" % (name, 100 * rate / quiet,
+                                         100 * again[1] / quiet))
+                rate, fps = max((rate, fps), again[1:])
             if not d.alive():
                 d.p.p.wait()
                 errs.append("vswd DIED (rc %s)" % d.p.p.returncode)
@@ -159,9 +209,16 @@ def main():
             # "!fdleak=N": a documented librte_vhost fd leak vsw cannot
             # prevent; the driver checks it is exactly N fds
             leak = 0
+            rate_known = "!rate-known" in ctrs.split(",")
             for c in ctrs.split(","):
                 if c.startswith("!fdleak="):
                     leak = int(c[8:])
+            if rate < RATE_BAR * quiet:
+                below.append("%s %.0f%%" % (name, 100 * rate / quiet))
+                if not rate_known:
+                    errs.append("a -> b under attack: %.0f%% of its quiet "
+                                "rate (%.0f frames/s, quiet %.0f)" % (
+                                    100 * rate / quiet, fps, quiet_fps))
             ctrs = ",".join(c for c in ctrs.split(",") if c[0] != "!")
             fds0 += leak
             fds = d.fds()
@@ -212,9 +269,10 @@ def main():
                 failed.append((name, errs))
             else:
                 checks.passed += 1  # a scenario is one check
-            print("%s %-26s %-40s a->b %d/%d%s" % (
+            print("%s %-26s %-40s a->b %d/%d %3.0f%%%s" % (
                 "FAIL" if errs else "ok  ", name, " ".join(moved), recv,
-                sent, (" | " + "; ".join(errs)) if errs else ""))
+                sent, 100 * rate / quiet,
+                (" | " + "; ".join(errs)) if errs else ""))
             sys.stdout.flush()
         if d.alive():
             final = traffic.mark(quit=True)
@@ -233,6 +291,9 @@ def main():
             traffic.p.kill()
         if d.alive():
             d.stop(signal.SIGKILL)
+    if below:
+        print("below %d%% of the quiet rate: %s" % (100 * RATE_BAR,
+                                                   ", ".join(below)))
     print("%d scenarios, %d failed, %.1f s" % (
         len(scenarios), len(failed), time.time() - t_start))
     for name, errs in failed:

@@ -143,6 +143,7 @@ port_alloc(const struct vsw_vport_config *cfg)
 		port->cfg.socket_mode = VSW_VPORT_SOCKET_MODE_DEFAULT;
 	pthread_mutex_init(&port->lock, NULL);
 	port->vid = -1;
+	port->conn_fd = -1;
 	port->nr_queues = 2 * cfg->queue_pairs;
 	port->queues =
 		aligned_alloc(64, port->nr_queues * sizeof(*port->queues));
@@ -400,8 +401,15 @@ vsw_vport_info_get(struct vsw_vport *port, struct vsw_vport_info *info)
 	info->queue_errors = port->queue_errors;
 	info->disconnects = port->disconnects;
 	info->msg_rejected = port->msg_rejected;
-	for (i = 0; i < port->nr_queues; i++)
-		info->queues_live += port->queues[i].live != NULL;
+	info->fd_rejected = port->fd_rejected;
+	for (i = 0; i < port->nr_queues; i++) {
+		const struct vport_queue *q = &port->queues[i];
+
+		info->queues_live += q->live != NULL;
+		/* the poller's counter: one aligned word, not torn */
+		info->call_failed +=
+			*(const volatile uint64_t *)&q->call_failed;
+	}
 	pthread_mutex_unlock(&port->lock);
 }
 

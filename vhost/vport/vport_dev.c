@@ -45,12 +45,13 @@
 static void
 vport_notify(void *ctx)
 {
-	const struct vport_queue *q = ctx;
+	struct vport_queue *q = ctx;
 	const uint64_t one = 1;
 
-	/* EAGAIN means the counter is saturated: the guest is notified. */
-	if (write(q->callfd, &one, sizeof(one)) < 0)
-		return;
+	/* a non-blocking eventfd (vport_callfd_prepare): EAGAIN means the
+	 * counter is saturated, and the guest has a pending interrupt */
+	if (unlikely(write(q->callfd, &one, sizeof(one)) != sizeof(one)))
+		q->call_failed++;
 }
 
 /* Load and check the guest memory table into port->mem. */
@@ -80,6 +81,8 @@ mem_load(struct vsw_vport *port)
 	free(m);
 	if (why == NULL)
 		why = vport_mem_check(&mem);
+	if (why == NULL)
+		why = vport_mem_files_check(port);
 	if (why != NULL) {
 		VPORT_LOG(ERR, port, "guest memory table rejected: %s", why);
 		return -EINVAL;
@@ -134,6 +137,13 @@ queue_publish(struct vsw_vport *port, struct vport_queue *q)
 	cfg.features = port->features;
 	cfg.mem = &port->mem;
 	cfg.max_pkt_len = port->cfg.max_pkt_len;
+	/* the peer shares the call fd's file: it may have cleared
+	 * O_NONBLOCK since SET_VRING_CALL */
+	if (vr.callfd >= 0 && vport_callfd_prepare(vr.callfd) != NULL) {
+		port->fd_rejected++;
+		rc = -EBADF;
+		goto fail;
+	}
 	q->callfd = vr.callfd;
 	cfg.notify = vr.callfd >= 0 ? vport_notify : NULL;
 	cfg.notify_ctx = q;
@@ -250,10 +260,17 @@ dev_lock(int vid)
 	return port;
 }
 
+/*
+ * Every message, before librte_vhost acts on it. A refused one returns
+ * ERR: librte_vhost then runs neither its handler nor the post hook, and
+ * nacks it (NEED_REPLY, connection kept) or closes the connection; it
+ * does not close the message's fds on that path, so we do.
+ */
 static enum rte_vhost_msg_result
 dev_pre_msg(int vid, void *msg)
 {
-	struct vport_msg *m = msg;
+	struct vport_msg_ctx *ctx = msg;
+	struct vport_msg *m = &ctx->msg;
 	struct vsw_vport *port = dev_lock(vid);
 	const struct vport_msg_row *row;
 	const char *why;
@@ -261,12 +278,22 @@ dev_pre_msg(int vid, void *msg)
 	if (port == NULL)
 		return RTE_VHOST_MSG_RESULT_NOT_HANDLED;
 	why = vport_msg_check(port, msg);
+	if (vport_conn_backlogged(port->conn_fd)) {
+		/* a reply would not fit (dropped with a log line each);
+		 * no nack either: the connection goes */
+		why = "front-end does not read its replies";
+		m->flags &= ~VPORT_MSG_NEED_REPLY;
+	}
+	if (why == NULL) {
+		why = vport_fds_check(ctx);
+		port->fd_rejected += why != NULL;
+	}
 	if (why != NULL) {
-		/* refused after librte_vhost saw it: it owns the fds */
 		port->msg_rejected++;
-		port->reject = true;
 		vport_log_refused(port, m->request, why);
-		vport_msg_poison(msg);
+		vport_fds_close(ctx);
+		pthread_mutex_unlock(&port->lock);
+		return RTE_VHOST_MSG_RESULT_ERR;
 	}
 	if (m->request == VPORT_MSG_GET_QUEUE_NUM) {
 		/* librte_vhost 22.11 would answer its own maximum (128). */
@@ -295,31 +322,19 @@ dev_post_msg(int vid, void *msg)
 {
 	const struct vport_msg *m = msg;
 	struct vsw_vport *port = dev_lock(vid);
-	const char *why;
-	bool reject;
 
 	if (port == NULL)
 		return RTE_VHOST_MSG_RESULT_NOT_HANDLED;
-	if (!port->reject && m->request == VPORT_MSG_SET_MEM_TABLE) {
+	/* only messages vsw accepted and librte_vhost handled get here */
+	if (m->request == VPORT_MSG_SET_MEM_TABLE)
 		port->mem_seen = true;
-		why = vport_mem_files_check(port);
-		if (why != NULL) {
-			port->msg_rejected++;
-			port->reject = true;
-			vport_log_refused(port, m->request, why);
-		}
-	}
-	reject = port->reject;
-	port->reject = false;
 	if (port->parked) {
 		port->parked = false;
-		if (port->running && !reject)
+		if (port->running)
 			queues_publish_all(port);
 	}
 	pthread_mutex_unlock(&port->lock);
-	/* ERR: librte_vhost closes the connection (and the device) */
-	return reject ? RTE_VHOST_MSG_RESULT_ERR
-		      : RTE_VHOST_MSG_RESULT_NOT_HANDLED;
+	return RTE_VHOST_MSG_RESULT_NOT_HANDLED;
 }
 
 static const struct rte_vhost_user_extern_ops vport_msg_ops = {
@@ -348,8 +363,11 @@ dev_new_connection(int vid)
 	port->vid = vid;
 	port->running = false;
 	port->parked = false;
-	port->reject = false;
 	port->mem_seen = false;
+	/* librte_vhost reads and writes it on its one event thread */
+	port->conn_fd = vport_conn_nonblock(port);
+	if (port->conn_fd < 0)
+		VPORT_LOG(WARNING, port, "connection socket not found");
 	for (i = 0; i < port->nr_queues; i++) {
 		port->queues[i].enabled = false;
 		port->queues[i].num = 0;
@@ -372,6 +390,7 @@ dev_destroy_connection(int vid)
 	queues_withdraw_all(port);
 	port->running = false;
 	port->vid = -1;
+	port->conn_fd = -1;
 	port->disconnects++;
 	VPORT_LOG(INFO, port, "disconnected");
 	pthread_mutex_unlock(&port->lock);

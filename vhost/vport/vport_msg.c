@@ -15,10 +15,10 @@
  * payload as read, never longer than its payload union).
  */
 #include <errno.h>
+#include <stddef.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include <rte_vhost.h>
 
@@ -41,6 +41,10 @@ _Static_assert(VSW_MEM_REGIONS_MAX == VPORT_MSG_REGIONS_MAX,
 	"a memory table vsw accepts fits struct vsw_mem");
 _Static_assert(sizeof(((struct vport_msg *)0)->u.mem) == 8 + 32 * 8,
 	"SET_MEM_TABLE's row: 8 + 32 bytes per region, 1..8 regions");
+_Static_assert(sizeof(struct vport_msg) == 644 &&
+		       offsetof(struct vport_msg_ctx, fds) == 644 &&
+		       offsetof(struct vport_msg_ctx, fd_num) == 676,
+	"struct vhu_msg_context of librte_vhost 22.11");
 
 const struct vport_msg_row *
 vport_msg_row(uint32_t request)
@@ -182,22 +186,10 @@ vport_msg_check(struct vsw_vport *port, void *msg)
 }
 
 /*
- * Make librte_vhost refuse a message vsw refused, in its own early check,
- * which closes the fds the message carried (returning ERR from the hook
- * would leave them open: the hook cannot reach them).
+ * At device start, the table librte_vhost mapped: each region's fd again
+ * (the one sent was checked in the hook, vport_fds_check; this is what is
+ * published).
  */
-void
-vport_msg_poison(void *msg)
-{
-	struct vport_msg *m = msg;
-
-	if (m->request == VPORT_MSG_SET_MEM_TABLE && m->size >= 8)
-		m->u.mem.nregions = UINT32_MAX; /* "too many regions" */
-	else if (m->request == VPORT_MSG_SET_VRING_NUM && m->size >= 8)
-		m->u.state.num = UINT32_MAX; /* "invalid size" */
-}
-
-/* After SET_MEM_TABLE: each region must lie inside its file. */
 const char *
 vport_mem_files_check(struct vsw_vport *port)
 {
@@ -206,18 +198,13 @@ vport_mem_files_check(struct vsw_vport *port)
 	uint32_t i;
 
 	if (rte_vhost_get_mem_table(port->vid, &mem) != 0 || mem == NULL)
-		return NULL;
+		return "memory table: not available";
 	for (i = 0; i < mem->nregions && why == NULL; i++) {
 		const struct rte_vhost_mem_region *r = &mem->regions[i];
 		uint64_t off =
 			r->host_user_addr - (uint64_t)(uintptr_t)r->mmap_addr;
-		struct stat st;
 
-		if (fstat(r->fd, &st) != 0)
-			why = "memory table: region fd not stat-able";
-		else if (S_ISREG(st.st_mode) &&
-			 (uint64_t)st.st_size < off + r->size)
-			why = "memory table: region larger than its file";
+		why = vport_region_fd_check(r->fd, off, r->size);
 	}
 	free(mem);
 	return why;

@@ -32,6 +32,12 @@
 #define VPORT_MSG_ANY UINT32_MAX
 #define VPORT_MSG_REGIONS_MAX 8 /* the spec's memory table limit */
 #define VPORT_MSG_VRING_IDX_MASK 0xffu
+#define VPORT_MSG_VRING_NOFD (1ull << 8) /* SET_VRING_KICK/CALL/ERR */
+#define VPORT_MSG_NEED_REPLY 0x8u		 /* header flags */
+#define VPORT_MSG_FDS_MAX 8		 /* librte_vhost's per message */
+/* librte_vhost 22.11's payload union (VhostUserMsg: its largest member is
+ * the crypto session parameters); the fds follow the message */
+#define VPORT_MSG_PAYLOAD_MAX 632
 
 /* vsw offers the feature the request belongs to (no dirty log, IOMMU,
  * back-end channel, config space, inflight tracking, postcopy, status). */
@@ -129,7 +135,19 @@ struct vport_msg {
 			uint32_t nregions, padding;
 			struct vport_msg_region r[VPORT_MSG_REGIONS_MAX];
 		} mem;
+		uint8_t raw[VPORT_MSG_PAYLOAD_MAX];
 	} u;
+} __attribute__((packed));
+
+/*
+ * What the message hooks get: librte_vhost 22.11's struct vhu_msg_context
+ * (vhost_user.h: "can't be changed carelessly as external message
+ * handlers rely on them"): the message, then the fds it carried.
+ */
+struct vport_msg_ctx {
+	struct vport_msg msg;
+	int fds[VPORT_MSG_FDS_MAX];
+	int fd_num;
 } __attribute__((packed));
 
 struct vport_msg_row {

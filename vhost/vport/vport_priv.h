@@ -41,6 +41,7 @@ struct vport_queue {
 	uint64_t retired[VSW_VIRTQ_STAT__MAX]; /* previous incarnations */
 	/* poller-owned, on its own cache line */
 	uint64_t not_ready __attribute__((aligned(64)));
+	uint64_t call_failed; /* call eventfd write failed (EAGAIN: full) */
 };
 
 struct vsw_vport {
@@ -49,6 +50,7 @@ struct vsw_vport {
 	struct vsw_vport_config cfg; /* name/path point into the arrays */
 	pthread_mutex_t lock;	     /* device state, below */
 	int vid;		     /* librte_vhost device, -1: none */
+	int conn_fd;		     /* its socket (librte_vhost's), -1 */
 	bool running;		     /* new_device accepted, not destroyed */
 	bool parked;		     /* queues withdrawn around a message */
 	uint64_t features;
@@ -56,7 +58,7 @@ struct vsw_vport {
 	uint64_t queue_errors;
 	uint64_t disconnects;
 	uint64_t msg_rejected;
-	bool reject;	       /* refuse the message in flight */
+	uint64_t fd_rejected;  /* of msg_rejected: for an fd they carried */
 	bool mem_seen;	       /* librte_vhost took a memory table:
 				* rte_vhost_get_mem_table() crashes
 				* (NULL dev->mem) before that in 22.11 */
@@ -79,8 +81,29 @@ extern const struct rte_vhost_device_ops vport_dev_ops;
  * (vport_msg.c, vport_msg_table.h): NULL or why not.
  */
 const char *vport_msg_check(struct vsw_vport *port, void *msg);
-void vport_msg_poison(void *msg);
+/* At device start: each mapped region's fd still fit (vport_fd.c). */
 const char *vport_mem_files_check(struct vsw_vport *port);
+
+/*
+ * The fds a message carries (vport_fd.c), after vport_msg_check passed:
+ * the right count, eventfds for kick/call/err (call made non-blocking),
+ * memfd/tmpfs/hugetlbfs files holding each region. NULL or why not.
+ */
+struct vport_msg_ctx;
+const char *vport_fds_check(const struct vport_msg_ctx *ctx);
+/* Close a refused message's fds (librte_vhost will not). */
+void vport_fds_close(struct vport_msg_ctx *ctx);
+/* An eventfd, now non-blocking, or why not. */
+const char *vport_callfd_prepare(int fd);
+/* A file that can back guest RAM and holds [offset, offset + size). */
+const char *vport_region_fd_check(int fd, uint64_t offset, uint64_t size);
+/* Make the port's connection socket(s) non-blocking; the fd or -ENOENT. */
+int vport_conn_nonblock(const struct vsw_vport *port);
+/* Replies the front-end has not read: far more than a well-behaved one
+ * leaves (it reads each reply before its next request) and well below the
+ * socket buffer, so no reply is ever dropped for a peer that reads. */
+#define VPORT_CONN_BACKLOG_MAX (16u << 10)
+bool vport_conn_backlogged(int fd);
 /* A memory table fit to translate with: 1..8 regions, each non-empty,
  * no range wrapping, none overlapping another in guest-physical space. */
 const char *vport_mem_check(const struct vsw_mem *mem);

@@ -25,17 +25,8 @@
 #define TOKEN_MAX 256
 #define ERR_TOKEN_MAX 64 /* characters of a token quoted in an error */
 
-struct parse_ctx {
-	struct vsw_rule r;
-	vsw_rule_port_lookup_fn lookup;
-	void *lookup_arg;
-	char *err;
-	size_t errlen;
-	bool has_priority;
-};
-
-static int __attribute__((format(printf, 3, 4)))
-fail(struct parse_ctx *c, const char *tok, const char *fmt, ...)
+int
+rule_parse_fail(struct parse_ctx *c, const char *tok, const char *fmt, ...)
 {
 	char why[160];
 	va_list ap;
@@ -51,8 +42,8 @@ fail(struct parse_ctx *c, const char *tok, const char *fmt, ...)
 }
 
 /* Unsigned decimal or 0x-hex, whole string, <= max. */
-static int
-parse_uint(const char *s, uint32_t max, uint32_t *out)
+int
+rule_parse_uint(const char *s, uint32_t max, uint32_t *out)
 {
 	unsigned long long v;
 	char *end;
@@ -101,26 +92,26 @@ split_mask(char *val)
 	return slash + 1;
 }
 
-static int
-parse_port(
+int
+rule_parse_port(
 	struct parse_ctx *c, const char *tok, const char *val, uint16_t *port)
 {
 	uint32_t v;
 	int rc;
 
 	if (isdigit((unsigned char)val[0])) {
-		if (parse_uint(val, UINT16_MAX, &v) < 0)
-			return fail(c, tok, "port number must be 0..65535");
+		if (rule_parse_uint(val, UINT16_MAX, &v) < 0)
+			return rule_parse_fail(c, tok, "port number must be 0..65535");
 		*port = (uint16_t)v;
 		return 0;
 	}
 	if (val[0] == '\0')
-		return fail(c, tok, "missing port");
+		return rule_parse_fail(c, tok, "missing port");
 	if (c->lookup == NULL)
-		return fail(c, tok, "unknown port '%s'", val);
+		return rule_parse_fail(c, tok, "unknown port '%s'", val);
 	rc = c->lookup(val, c->lookup_arg);
 	if (rc < 0 || rc > UINT16_MAX) {
-		fail(c, tok, "unknown port '%s'", val);
+		rule_parse_fail(c, tok, "unknown port '%s'", val);
 		return rc < 0 ? rc : -EINVAL;
 	}
 	*port = (uint16_t)rc;
@@ -134,11 +125,11 @@ parse_dl_addr(struct parse_ctx *c, const char *tok, char *val, uint8_t *key,
 	char *m = split_mask(val);
 
 	if (parse_mac(val, key) < 0)
-		return fail(c, tok, "bad Ethernet address");
+		return rule_parse_fail(c, tok, "bad Ethernet address");
 	if (m == NULL)
 		memset(mask, 0xff, 6);
 	else if (parse_mac(m, mask) < 0)
-		return fail(c, tok, "bad Ethernet mask");
+		return rule_parse_fail(c, tok, "bad Ethernet mask");
 	return 0;
 }
 
@@ -164,16 +155,16 @@ parse_nw_addr(struct parse_ctx *c, const char *tok, char *val, bool v6,
 	uint32_t plen;
 
 	if (inet_pton(v6 ? AF_INET6 : AF_INET, val, key) != 1)
-		return fail(c, tok, "bad %s address", v6 ? "IPv6" : "IPv4");
+		return rule_parse_fail(c, tok, "bad %s address", v6 ? "IPv6" : "IPv4");
 	if (m == NULL) {
 		memset(mask, 0xff, bytes);
 	} else if (isdigit((unsigned char)m[0]) && strpbrk(m, ".:") == NULL) {
-		if (parse_uint(m, bytes * 8, &plen) < 0)
-			return fail(c, tok, "prefix length must be 0..%u",
+		if (rule_parse_uint(m, bytes * 8, &plen) < 0)
+			return rule_parse_fail(c, tok, "prefix length must be 0..%u",
 				bytes * 8);
 		prefix_to_mask(plen, mask, bytes);
 	} else if (inet_pton(v6 ? AF_INET6 : AF_INET, m, mask) != 1) {
-		return fail(c, tok, "bad %s mask", v6 ? "IPv6" : "IPv4");
+		return rule_parse_fail(c, tok, "bad %s mask", v6 ? "IPv6" : "IPv4");
 	}
 	return 0;
 }
@@ -186,10 +177,10 @@ parse_be16(struct parse_ctx *c, const char *tok, char *val, uint16_t *key,
 	char *m = split_mask(val);
 	uint32_t v, mv = 0xffff;
 
-	if (parse_uint(val, 0xffff, &v) < 0)
-		return fail(c, tok, "value must be 0..65535");
-	if (m != NULL && parse_uint(m, 0xffff, &mv) < 0)
-		return fail(c, tok, "mask must be 0..0xffff");
+	if (rule_parse_uint(val, 0xffff, &v) < 0)
+		return rule_parse_fail(c, tok, "value must be 0..65535");
+	if (m != NULL && rule_parse_uint(m, 0xffff, &mv) < 0)
+		return rule_parse_fail(c, tok, "mask must be 0..0xffff");
 	*key = htons((uint16_t)v);
 	*mask = htons((uint16_t)mv);
 	return 0;
@@ -220,7 +211,7 @@ static int
 set_field(struct parse_ctx *c, const char *tok, uint32_t f)
 {
 	if (c->r.fields & f)
-		return fail(c, tok, "field given twice");
+		return rule_parse_fail(c, tok, "field given twice");
 	c->r.fields |= f;
 	return 0;
 }
@@ -236,8 +227,8 @@ apply_protocol(struct parse_ctx *c, const char *tok, char *val)
 	if (val != NULL) { /* dl_type= */
 		if ((rc = set_field(c, tok, VSW_RULE_F_DL_TYPE)) < 0)
 			return rc;
-		if (parse_uint(val, 0xffff, &v) < 0)
-			return fail(c, tok, "dl_type must be 0..0xffff");
+		if (rule_parse_uint(val, 0xffff, &v) < 0)
+			return rule_parse_fail(c, tok, "dl_type must be 0..0xffff");
 		k->dl_type = htons((uint16_t)v);
 		m->dl_type = 0xffff;
 		return 0;
@@ -282,7 +273,7 @@ need_l3(struct parse_ctx *c, const char *tok, bool arp_ok)
 
 	if (t == 0x0800 || t == 0x86dd || (arp_ok && t == 0x0806))
 		return 0;
-	return fail(
+	return rule_parse_fail(
 		c, tok, "needs %s", arp_ok ? "ip, ipv6 or arp" : "ip or ipv6");
 }
 
@@ -298,10 +289,10 @@ apply_field(struct parse_ctx *c, const char *tok, const char *name, char *val)
 
 	if (strcmp(name, "priority") == 0) {
 		if (c->has_priority)
-			return fail(c, tok, "field given twice");
+			return rule_parse_fail(c, tok, "field given twice");
 		c->has_priority = true;
-		if (parse_uint(val, VSW_RULE_PRIORITY_MAX, &v) < 0)
-			return fail(c, tok, "priority must be 0..65535");
+		if (rule_parse_uint(val, VSW_RULE_PRIORITY_MAX, &v) < 0)
+			return rule_parse_fail(c, tok, "priority must be 0..65535");
 		c->r.priority = (int32_t)v;
 		return 0;
 	}
@@ -309,7 +300,7 @@ apply_field(struct parse_ctx *c, const char *tok, const char *name, char *val)
 		if ((rc = set_field(c, tok, VSW_RULE_F_IN_PORT)) < 0)
 			return rc;
 		m->in_port = 0xffff;
-		return parse_port(c, tok, val, &k->in_port);
+		return rule_parse_port(c, tok, val, &k->in_port);
 	}
 	if (strcmp(name, "dl_src") == 0 || strcmp(name, "dl_dst") == 0) {
 		bool src = name[3] == 's';
@@ -323,9 +314,9 @@ apply_field(struct parse_ctx *c, const char *tok, const char *name, char *val)
 	if (strcmp(name, "dl_vlan") == 0) {
 		if ((rc = set_field(c, tok, VSW_RULE_F_DL_VLAN)) < 0)
 			return rc;
-		if (parse_uint(val, 0xffff, &v) < 0 ||
+		if (rule_parse_uint(val, 0xffff, &v) < 0 ||
 			(v > 4095 && v != VSW_RULE_VLAN_NONE))
-			return fail(
+			return rule_parse_fail(
 				c, tok, "dl_vlan must be 0..4095 or 0xffff");
 		if (v == VSW_RULE_VLAN_NONE) {
 			k->vlan_tci = 0;
@@ -362,8 +353,8 @@ apply_l3l4(struct parse_ctx *c, const char *tok, const char *name, char *val)
 		if ((rc = set_field(c, tok, VSW_RULE_F_NW_PROTO)) < 0 ||
 			(rc = need_l3(c, tok, true)) < 0)
 			return rc;
-		if (parse_uint(val, 0xff, &v) < 0)
-			return fail(c, tok, "nw_proto must be 0..255");
+		if (rule_parse_uint(val, 0xff, &v) < 0)
+			return rule_parse_fail(c, tok, "nw_proto must be 0..255");
 		k->nw_proto = (uint8_t)v;
 		m->nw_proto = 0xff;
 		return 0;
@@ -372,8 +363,8 @@ apply_l3l4(struct parse_ctx *c, const char *tok, const char *name, char *val)
 		if ((rc = set_field(c, tok, VSW_RULE_F_NW_TOS)) < 0 ||
 			(rc = need_l3(c, tok, false)) < 0)
 			return rc;
-		if (parse_uint(val, 0xff, &v) < 0 || (v & 3) != 0)
-			return fail(c, tok,
+		if (rule_parse_uint(val, 0xff, &v) < 0 || (v & 3) != 0)
+			return rule_parse_fail(c, tok,
 				"nw_tos must be 0..252, a multiple of 4 "
 				"(DSCP)");
 		k->nw_tos = (uint8_t)v;
@@ -389,126 +380,13 @@ apply_l3l4(struct parse_ctx *c, const char *tok, const char *name, char *val)
 			(rc = need_l3(c, tok, false)) < 0)
 			return rc;
 		if (!(c->r.fields & VSW_RULE_F_NW_PROTO))
-			return fail(c, tok, "needs nw_proto (tcp, udp, ...)");
+			return rule_parse_fail(c, tok, "needs nw_proto (tcp, udp, ...)");
 		return parse_be16(c, tok, val, src ? &k->tp_src : &k->tp_dst,
 			src ? &m->tp_src : &m->tp_dst);
 	}
-	return fail(c, tok, "unknown field");
+	return rule_parse_fail(c, tok, "unknown field");
 }
 
-static int
-add_action(struct parse_ctx *c, const char *tok, uint16_t type, uint16_t arg)
-{
-	if (c->r.n_actions >= VSW_RULE_MAX_ACTIONS)
-		return fail(c, tok, "too many actions (max %d)",
-			VSW_RULE_MAX_ACTIONS);
-	c->r.actions[c->r.n_actions].type = type;
-	c->r.actions[c->r.n_actions].arg = arg;
-	c->r.n_actions++;
-	return 0;
-}
-
-/* Output-kind actions seen so far in the list (bits of 1 << type). */
-static int
-check_order(struct parse_ctx *c, const char *tok, uint16_t type, unsigned seen)
-{
-	const unsigned outs = 1u << VSW_ACTION_OUTPUT |
-			      1u << VSW_ACTION_NORMAL | 1u << VSW_ACTION_FLOOD;
-
-	if (seen & (1u << VSW_ACTION_DROP))
-		return fail(c, tok, "'drop' must be the only action");
-	if (type == VSW_ACTION_DROP && c->r.n_actions > 0)
-		return fail(c, tok, "'drop' must be the only action");
-	if ((type == VSW_ACTION_PUSH_VLAN || type == VSW_ACTION_STRIP_VLAN) &&
-		(seen & outs))
-		return fail(c, tok, "VLAN edits must come before any output");
-	if ((type == VSW_ACTION_NORMAL || type == VSW_ACTION_FLOOD) &&
-		(seen & outs))
-		return fail(c, tok,
-			"normal/flood cannot be combined with "
-			"other outputs");
-	if (type == VSW_ACTION_OUTPUT &&
-		(seen & (1u << VSW_ACTION_NORMAL | 1u << VSW_ACTION_FLOOD)))
-		return fail(c, tok,
-			"output cannot be combined with "
-			"normal/flood");
-	return 0;
-}
-
-static int
-parse_one_action(struct parse_ctx *c, char *tok, unsigned *seen)
-{
-	uint16_t type, arg = 0;
-	uint32_t v;
-	unsigned i;
-	int rc;
-
-	if (strncmp(tok, "output:", 7) == 0) {
-		type = VSW_ACTION_OUTPUT;
-		if ((rc = parse_port(c, tok, tok + 7, &arg)) < 0)
-			return rc;
-		for (i = 0; i < c->r.n_actions; i++)
-			if (c->r.actions[i].type == VSW_ACTION_OUTPUT &&
-				c->r.actions[i].arg == arg)
-				return fail(c, tok, "port output twice");
-	} else if (strncmp(tok, "push_vlan:", 10) == 0) {
-		type = VSW_ACTION_PUSH_VLAN;
-		if (parse_uint(tok + 10, 4095, &v) < 0)
-			return fail(c, tok, "VLAN id must be 0..4095");
-		arg = (uint16_t)v;
-	} else if (strcmp(tok, "drop") == 0) {
-		type = VSW_ACTION_DROP;
-	} else if (strcmp(tok, "normal") == 0) {
-		type = VSW_ACTION_NORMAL;
-	} else if (strcmp(tok, "flood") == 0) {
-		type = VSW_ACTION_FLOOD;
-	} else if (strcmp(tok, "strip_vlan") == 0) {
-		type = VSW_ACTION_STRIP_VLAN;
-	} else {
-		return fail(c, tok,
-			tok[0] == '\0' ? "empty action" : "unknown action");
-	}
-	if ((rc = check_order(c, tok, type, *seen)) < 0)
-		return rc;
-	*seen |= 1u << type;
-	return add_action(c, tok, type, arg);
-}
-
-static char *
-trim(char *s)
-{
-	char *e;
-
-	while (isspace((unsigned char)*s))
-		s++;
-	e = s + strlen(s);
-	while (e > s && isspace((unsigned char)e[-1]))
-		*--e = '\0';
-	return s;
-}
-
-static int
-parse_actions(struct parse_ctx *c, char *list)
-{
-	unsigned seen = 0;
-	char *tok, *next;
-	int rc;
-
-	list = trim(list);
-	if (*list == '\0') /* "actions=" alone: an explicit drop */
-		return add_action(c, "actions=", VSW_ACTION_DROP, 0);
-	for (tok = list; tok != NULL; tok = next) {
-		next = strchr(tok, ',');
-		if (next != NULL)
-			*next++ = '\0';
-		if ((rc = parse_one_action(c, trim(tok), &seen)) < 0)
-			return rc;
-	}
-	return 0;
-}
-
-/* Which pass applies a token: protocol first, then nw_proto (which
- * tp_src/tp_dst need), then the rest. */
 static unsigned
 token_pass(const char *tok)
 {
@@ -527,11 +405,11 @@ apply_token(struct parse_ctx *c, char *tok)
 
 	if (eq == NULL)
 		return is_shorthand(tok) ? apply_protocol(c, tok, NULL)
-					 : fail(c, tok, "unknown keyword");
+					 : rule_parse_fail(c, tok, "unknown keyword");
 	if (strncmp(tok, "dl_type=", 8) == 0)
 		return apply_protocol(c, tok, eq + 1);
 	if ((size_t)(eq - tok) >= sizeof(name))
-		return fail(c, tok, "unknown field");
+		return rule_parse_fail(c, tok, "unknown field");
 	memcpy(name, tok, (size_t)(eq - tok));
 	name[eq - tok] = '\0';
 	snprintf(val, sizeof(val), "%s", eq + 1);
@@ -580,7 +458,7 @@ tokenize(struct parse_ctx *c, char *s, unsigned flags, char **toks,
 			break;
 		if (strncmp(s, "actions=", 8) == 0) {
 			if (flags & VSW_RULE_PARSE_MATCH_ONLY)
-				return fail(c, "actions=", "not allowed here");
+				return rule_parse_fail(c, "actions=", "not allowed here");
 			*actions = s + 8;
 			return 0;
 		}
@@ -590,13 +468,13 @@ tokenize(struct parse_ctx *c, char *s, unsigned flags, char **toks,
 		if (*s != '\0')
 			*s++ = '\0';
 		if (strlen(tok) >= TOKEN_MAX)
-			return fail(c, tok, "token too long");
+			return rule_parse_fail(c, tok, "token too long");
 		if (*n_toks >= MAX_TOKENS)
-			return fail(c, tok, "too many fields");
+			return rule_parse_fail(c, tok, "too many fields");
 		toks[(*n_toks)++] = tok;
 	}
 	if (!(flags & VSW_RULE_PARSE_MATCH_ONLY))
-		return fail(c, "", "missing actions=");
+		return rule_parse_fail(c, "", "missing actions=");
 	return 0;
 }
 
@@ -618,7 +496,7 @@ vsw_rule_parse(const char *text, unsigned flags, vsw_rule_port_lookup_fn lookup,
 	if (err != NULL && errlen > 0)
 		err[0] = '\0';
 	if (text == NULL)
-		return fail(&c, "", "no rule text");
+		return rule_parse_fail(&c, "", "no rule text");
 	copy = strdup(text);
 	if (copy == NULL)
 		return -ENOMEM;
@@ -626,7 +504,7 @@ vsw_rule_parse(const char *text, unsigned flags, vsw_rule_port_lookup_fn lookup,
 	if (rc == 0)
 		rc = apply_match(&c, toks, n_toks);
 	if (rc == 0 && actions != NULL)
-		rc = parse_actions(&c, actions);
+		rc = rule_parse_actions(&c, actions);
 	free(copy);
 	if (rc < 0)
 		return rc;

@@ -21,6 +21,7 @@
 
 struct ev_loop;
 struct rte_mempool;
+struct vswd_persist;
 
 #define VSWD_EAL_ARGS_MAX 64
 
@@ -32,6 +33,8 @@ struct vswd_opts {
 	const char *run_dir;
 	const char *config;     /* NULL: built-in default config */
 	const char *pmd_cpus;   /* NULL: every CPU but the main one */
+	const char *state;      /* NULL: the running configuration is not kept */
+	const char *memory;     /* MB, NULL: the default */
 	bool no_default_config; /* --no-default-config: start empty */
 	int eal_argc;
 	char *eal_argv[VSWD_EAL_ARGS_MAX];
@@ -78,6 +81,11 @@ struct vswd {
 	struct vswd_port *ports;
 	struct ev_loop *loop;
 	struct vsw_ctl_server *ctl;
+	/* The table the control socket and the config file run: vswd_commands
+	 * wrapped by vswd_persist.c to record and save changes. */
+	const struct vsw_ctl_command *cmds;
+	size_t n_cmds;
+	struct vswd_persist *persist;
 	char ctl_path[256];
 	char pid_path[256];
 	int pid_fd;
@@ -96,6 +104,14 @@ extern const size_t vswd_n_commands;
 /* Run a config file (or the built-in default when path is NULL): every
  * line a command. Returns 0, or -1 after printing "file:line: error". */
 int vswd_config_run(struct vswd *d, const char *path);
+
+/* Running configuration and state file (vswd_persist.c). init wraps the
+ * command table into d->cmds; start runs the state file if there is one,
+ * else config (as vswd_config_run), then writes the state. 0 or -1 after a
+ * message. */
+int vswd_persist_init(struct vswd *d);
+int vswd_persist_start(struct vswd *d, const char *config);
+void vswd_persist_free(struct vswd *d);
 
 /* Datapath (vswd_dp.c): mempool, switch, PMDs. 0 or -1 after a message. */
 int vswd_dp_start(struct vswd *d);
@@ -128,6 +144,7 @@ VSWD_CMD(vswd_cmd_copy_impl_set);
 VSWD_CMD(vswd_cmd_lookup_impl_show);
 VSWD_CMD(vswd_cmd_lookup_impl_set);
 VSWD_CMD(vswd_cmd_emc_set);
+VSWD_CMD(vswd_cmd_config_show);
 
 /* Ask the loop to stop (signal, "shutdown" command). */
 void vswd_request_stop(struct vswd *d, const char *why);

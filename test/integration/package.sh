@@ -8,6 +8,7 @@
 # path, a real vswd start (port-add, config-show, shutdown), and a purge.
 #
 #   package.sh SRC_DIR BUILD_DIR      (root; exit 77 = skipped)
+#   VSW_DEBIAN_MIRROR=URL             debootstrap's mirror (deb.debian.org)
 #
 # Runs in its own mount namespace, so the chroot's /proc, /sys and /dev
 # mounts go away with it whatever happens.
@@ -41,7 +42,8 @@ if [ ! -f "$base" ]; then
 	step "debootstrap bookworm (once; cached in $base)"
 	tmp=$(mktemp -d "$cache/debootstrap.XXXXXX")
 	debootstrap --variant=minbase bookworm "$tmp" \
-		http://deb.debian.org/debian >"$cache/debootstrap.log" 2>&1 ||
+		"${VSW_DEBIAN_MIRROR:-http://deb.debian.org/debian}" \
+		>"$cache/debootstrap.log" 2>&1 ||
 		{ tail -20 "$cache/debootstrap.log"; exit 1; }
 	tar -C "$tmp" -czf "$base.part" . && mv "$base.part" "$base"
 	rm -rf "$tmp"

@@ -121,11 +121,9 @@ class VswdBackend:
     def snap(self):
         pmd = self.v.pmd_stats()
         t = time.monotonic()
-        drops = sum(v for k, v in pmd.items() if k.startswith("drop_") and
-                    k not in ("drop_tx_full", "drop_port_gone"))
+        drops = sum(v for k, v in pmd.items() if k.startswith("drop_"))
         for p in self.v.ports().values():
-            drops += p["tx_drops"] + sum(p["virtq"][k] for k in
-                                         VIRTQ_DEQ_DROPS + VIRTQ_ENQ_DROPS)
+            drops += sum(p["virtq"][k] for k in VIRTQ_DEQ_DROPS)
         return {"t": t, "pkts": pmd["rx_packets"],
                 "busy": pmd["busy_cycles"], "drops": drops}
 

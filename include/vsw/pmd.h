@@ -3,9 +3,11 @@
  * vsw PMD threads: the poll loop of the switch core (vsw/switch.h creates
  * and configures them) and the per-PMD counters it keeps.
  *
- * A PMD owns its counters, its output batches and its EMC; it reads the
- * switch's published port and rule tables under liburcu-qsbr and takes no
- * lock.
+ * A PMD owns its counters, its output batches (one per destination port and
+ * tx queue) and its EMC; it reads the switch's published port and rule
+ * tables under liburcu-qsbr. Its only lock is the per (port, tx queue)
+ * spinlock around tx_burst on a queue that PMDs share (fewer tx queues than
+ * PMDs, see vsw/port.h), counted in txq_lock_sends / txq_lock_contended.
  */
 #ifndef VSW_PMD_H
 #define VSW_PMD_H
@@ -31,9 +33,13 @@ int vsw_pmd_main(void *pmd);
  * the output batches, which vsw_pmd_flush() sends. Same thread rules as
  * vsw_pmd_poll_once(); no quiescent state between process and flush.
  */
-/* in_port < VSW_SWITCH_MAX_PORTS. */
+/* in_port < VSW_SWITCH_MAX_PORTS; the burst came in on rx queue 0. */
 void vsw_pmd_process_burst(struct vsw_pmd *pmd, uint16_t in_port,
 	struct rte_mbuf **pkts, unsigned n);
+/* The same for a burst received on rx queue in_queue of in_port: it leaves
+ * each destination on the tx queue vsw/port.h describes. */
+void vsw_pmd_process_rxq(struct vsw_pmd *pmd, uint16_t in_port,
+	uint16_t in_queue, struct rte_mbuf **pkts, unsigned n);
 void vsw_pmd_flush(struct vsw_pmd *pmd);
 
 /* Per-PMD counters: X(enum suffix, name). */
@@ -49,9 +55,11 @@ void vsw_pmd_flush(struct vsw_pmd *pmd);
 	X(DROP_NO_OUTPUT, "drop_no_output")                                   \
 	X(DROP_PORT_GONE, "drop_port_gone")                                   \
 	X(DROP_VLAN, "drop_vlan_edit")                                        \
-	X(DROP_TX_FULL, "drop_tx_full")                                       \
+	X(DROP_TX_UNDELIVERED, "drop_tx_undelivered")                         \
 	X(BATCHES, "output_batches")                                          \
 	X(BATCH_PKTS, "output_batch_packets")                                 \
+	X(TXQ_LOCKED, "txq_lock_sends")                                       \
+	X(TXQ_CONTENDED, "txq_lock_contended")                                \
 	X(ITER_BUSY, "busy_iterations")                                       \
 	X(ITER_IDLE, "idle_iterations")                                       \
 	X(CYCLES_BUSY, "busy_cycles")                                         \
@@ -66,7 +74,7 @@ enum vsw_pmd_counter {
 
 /* The drop reasons are the contiguous range [FIRST, LAST]. */
 #define VSW_PMD_DROP_FIRST VSW_PMD_DROP_NO_RULE
-#define VSW_PMD_DROP_LAST VSW_PMD_DROP_TX_FULL
+#define VSW_PMD_DROP_LAST VSW_PMD_DROP_TX_UNDELIVERED
 
 const char *vsw_pmd_counter_name(enum vsw_pmd_counter c);
 

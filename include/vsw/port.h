@@ -9,17 +9,35 @@
 #include <stdint.h>
 
 struct rte_mbuf;
+struct rte_mempool;
+struct vsw_vport;
 
 #define VSW_PORT_NAME_MAX 32
 
 /*
  * A port as the switch sees it. port is the pointer given to
- * vsw_switch_port_add(). rx_burst returns how many mbufs it stored in pkts.
- * tx_burst returns how many of pkts it took (it owns those now); the switch
- * frees the rest and counts them as tx drops. A PMD uses tx queue
- * (pmd index % n_txq): with fewer tx queues than PMDs, tx_burst must be
- * safe for concurrent callers on one queue. rx queues are polled by one PMD
- * at a time.
+ * vsw_switch_port_add().
+ *
+ * rx_burst(port, queue, pkts, n): stores up to n mbufs (the caller's now)
+ * and returns how many.
+ *
+ * tx_burst(port, queue, pkts, n): takes ownership of all n packets and
+ * returns how many it delivered (0..n); it frees itself whatever it did not
+ * deliver. The switch counts n - delivered as the PMD drop reason
+ * drop_tx_undelivered (and in the port's tx_drops); the port may refine the
+ * reasons in its own counters (a vhost-user port: ENQ_DROP_* per queue
+ * pair, see port-show).
+ *
+ * Queues are chosen by the switch core, never by a tag in the mbuf: a PMD
+ * owns the tx queues q with q % n_pmds == its index when the port has at
+ * least as many tx queues as PMDs, and sends a burst received on rx queue
+ * q_in to the (q_in % owned)-th of them (so a multiqueue guest's packet
+ * leaves on its input queue number). A port with fewer tx queues than PMDs
+ * has them shared: PMD i sends on queue i % n_txq, and the switch core holds
+ * a spinlock per (port, tx queue) around tx_burst there, and only there
+ * (counted: txq_lock_* in pmd-stats-show). So tx_burst is never called
+ * concurrently on one queue, and adapters take no lock. rx queues are polled
+ * by one PMD at a time.
  */
 struct vsw_port_ops {
 	uint16_t (*rx_burst)(void *port, uint16_t queue,
@@ -42,7 +60,34 @@ unsigned vsw_port_ring_inject(struct vsw_port_ring *p,
 /* Take packets the switch sent to this port: returns how many. */
 unsigned vsw_port_ring_collect(struct vsw_port_ring *p,
 	struct rte_mbuf **pkts, unsigned n);
-/* Make tx_burst accept at most this many per call (tests of tx drops). */
+/* Make tx_burst deliver at most this many per call (tests of tx drops);
+ * it frees the rest, as the contract says. */
 void vsw_port_ring_set_tx_limit(struct vsw_port_ring *p, unsigned limit);
+
+/* ---- vhost-user port (a vsw_vport; see vsw/vport.h) ---- */
+
+/*
+ * The port object is the caller's (e.g. embedded in a daemon's port); the
+ * switch gets &vhost as its port pointer. rx dequeues from the guest's TX
+ * vring of queue pair `queue` into mbufs from pool; tx copies into the
+ * guest's RX vring, frees all n and returns how many the guest got (the
+ * vport counts the others by reason: ENQ_DROP_*).
+ */
+struct vsw_port_vhost {
+	struct vsw_vport *vport;
+	struct rte_mempool *pool;
+};
+void vsw_port_vhost_init(struct vsw_port_vhost *p, struct vsw_vport *vport,
+	struct rte_mempool *pool);
+extern const struct vsw_port_ops vsw_port_vhost_ops;
+
+/* ---- DPDK ethdev port (configured and started by the caller) ---- */
+
+/* tx: what rte_eth_tx_burst took is delivered, the rest is freed. */
+struct vsw_port_eth {
+	uint16_t port_id;
+};
+void vsw_port_eth_init(struct vsw_port_eth *p, uint16_t port_id);
+extern const struct vsw_port_ops vsw_port_eth_ops;
 
 #endif /* VSW_PORT_H */

@@ -7,8 +7,9 @@
  * Threads: one control thread calls every vsw_switch_* function (it must be
  * registered with liburcu-qsbr: rcu_register_thread()). PMDs run
  * vsw_pmd_poll_once() in a loop (vsw_switch_pmds_start() does that on DPDK
- * lcores) and read the port and rule tables under RCU; they take no locks
- * and allocate nothing. Every table change publishes a new version and
+ * lcores) and read the port and rule tables under RCU; they allocate
+ * nothing, and take no lock but the one around a tx queue that PMDs share
+ * (vsw/port.h). Every table change publishes a new version and
  * returns after a grace period: when vsw_switch_port_del() or a rule change
  * returns, no PMD still uses the old version.
  *
@@ -30,6 +31,8 @@
 #define VSW_SWITCH_MAX_PORTS 256
 #define VSW_SWITCH_MAX_PMDS 16
 #define VSW_SWITCH_BURST 32
+/* Owned tx queues of one port a PMD spreads its bursts over, at most. */
+#define VSW_SWITCH_TXQ_SPREAD 16
 
 struct vsw_switch_config {
 	unsigned n_pmds;                       /* 1..VSW_SWITCH_MAX_PMDS */
@@ -56,8 +59,10 @@ void vsw_switch_destroy(struct vsw_switch *sw);
 
 /*
  * Add a port; returns its number (lowest free) or -EEXIST (name taken),
- * -ENOSPC, -EINVAL, -ENOMEM. rx queues are spread over the PMDs round-robin.
- * ops and port must stay valid until vsw_switch_port_del() returns.
+ * -ENOSPC, -EINVAL, -ENOMEM. rx queues are spread over the PMDs round-robin;
+ * tx queues are owned or shared as vsw/port.h says (a PMD spreads over at
+ * most VSW_SWITCH_TXQ_SPREAD of its owned queues). ops and port must stay
+ * valid until vsw_switch_port_del() returns.
  */
 int vsw_switch_port_add(struct vsw_switch *sw, const char *name,
 	const struct vsw_port_ops *ops, void *port, uint16_t n_rxq,
@@ -65,6 +70,8 @@ int vsw_switch_port_add(struct vsw_switch *sw, const char *name,
 /*
  * Change a port's queue counts (e.g. a guest enabled more queues); rx queues
  * are reassigned to PMDs. When it returns, no PMD polls a queue that is gone.
+ * A change of n_txq passes through versions that lock every tx queue, so a
+ * PMD on the old table and one on the new never send on a queue at once.
  * 0, -ENOENT, -EINVAL (n_txq 0), -ENOMEM.
  */
 int vsw_switch_port_set_queues(struct vsw_switch *sw, uint16_t port_no,
@@ -169,8 +176,8 @@ void vsw_switch_pmd_stats_clear(struct vsw_switch *sw, int pmd);
 
 struct vsw_port_stats {
 	uint64_t rx;       /* received */
-	uint64_t tx;       /* taken by the port's tx_burst */
-	uint64_t tx_drops; /* refused by tx_burst, or port gone */
+	uint64_t tx;       /* delivered by the port's tx_burst */
+	uint64_t tx_drops; /* not delivered by tx_burst, or port gone */
 };
 /* Summed over PMDs; -ENOENT if there is no such port. */
 int vsw_switch_port_stats(struct vsw_switch *sw, uint16_t port_no,

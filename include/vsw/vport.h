@@ -122,5 +122,9 @@ void vsw_vport_info_get(struct vsw_vport *port, struct vsw_vport_info *info);
  */
 void vsw_vport_stats_get(
 	struct vsw_vport *port, uint64_t stats[VSW_VIRTQ_STAT__MAX]);
+/* The same for queue pair qp alone (its two vrings; a send to a queue pair
+ * beyond the offered ones is counted on pair 0). 0 or -ENOENT. */
+int vsw_vport_queue_stats_get(struct vsw_vport *port, uint16_t qp,
+	uint64_t stats[VSW_VIRTQ_STAT__MAX]);
 
 #endif /* VSW_VPORT_H */

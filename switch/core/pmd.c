@@ -6,7 +6,8 @@
  *
  * Runs on one PMD thread (a DPDK lcore, or a test thread). Reads the port
  * and rule tables under liburcu-qsbr and holds them for one iteration; owns
- * its EMC, batches and counters; takes no lock and allocates nothing. When
+ * its EMC, batches and counters; allocates nothing and takes no lock but a
+ * shared tx queue's (output_batch.c). When
  * the rule table version changes it flushes its EMC before the next lookup,
  * so no EMC entry can point at a rule freed after the grace period.
  * Trusts ports' rx_burst for the count it returns (clamped to the burst).
@@ -71,7 +72,7 @@ classify(struct vsw_pmd *pmd, const struct vsw_rule_table *rt,
 }
 
 void
-vsw_pmd_process_burst(struct vsw_pmd *pmd, uint16_t in_port,
+vsw_pmd_process_rxq(struct vsw_pmd *pmd, uint16_t in_port, uint16_t in_queue,
 	struct rte_mbuf **pkts, unsigned n)
 {
 	struct vsw_flow_key keys[VSW_SWITCH_BURST];
@@ -88,13 +89,21 @@ vsw_pmd_process_burst(struct vsw_pmd *pmd, uint16_t in_port,
 	vsw_flow_extract_burst(pkts, n, in_port, keys);
 	classify(pmd, rt, keys, n, res);
 	out_ensure_room(pmd, n);
+	pmd->in_queue = in_queue; /* picks each destination's tx queue */
 	actions_burst(pmd, in_port, pkts, keys, res, n);
+}
+
+void
+vsw_pmd_process_burst(struct vsw_pmd *pmd, uint16_t in_port,
+	struct rte_mbuf **pkts, unsigned n)
+{
+	vsw_pmd_process_rxq(pmd, in_port, 0, pkts, n);
 }
 
 void
 vsw_pmd_flush(struct vsw_pmd *pmd)
 {
-	if (pmd->n_dirty > 0) {
+	if (pmd->n_batches > 0) {
 		if (pmd->pt == NULL)
 			pmd->pt = rcu_dereference(pmd->sw->ports);
 		out_flush_all(pmd);
@@ -130,7 +139,7 @@ vsw_pmd_poll_once(struct vsw_pmd *pmd)
 			n = VSW_SWITCH_BURST; /* a broken port: ignore excess */
 		if (n == 0)
 			continue;
-		vsw_pmd_process_burst(pmd, r->port, pkts, n);
+		vsw_pmd_process_rxq(pmd, r->port, r->queue, pkts, n);
 		total += n;
 	}
 	vsw_pmd_flush(pmd);

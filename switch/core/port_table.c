@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The port table as the switch sees it: ports (name, number, ops), and the
+ * The port table as the switch sees it: ports (name, number, ops), the
  * assignment of their rx queues to PMDs (round-robin over ports in number
- * order, then queues).
+ * order, then queues) and of their tx queues (owned or shared, vsw/port.h).
  *
  * The control thread builds a whole new table on every change, publishes it
  * with rcu_assign_pointer and frees the old one (and a removed port) after
@@ -72,6 +72,33 @@ publish(struct vsw_switch *sw, struct vsw_port *const *ports)
 	synchronize_rcu();
 	free(old);
 	return 0;
+}
+
+void
+port_txq_plan(struct vsw_port *p, unsigned n_pmds, bool lock_all)
+{
+	unsigned i;
+
+	for (i = 0; i < n_pmds; i++) {
+		struct vsw_port_txq *t = &p->txq[i];
+
+		if (p->n_txq >= n_pmds) {
+			/* Owned: i, i + n_pmds, ...; no other PMD sends there. */
+			unsigned owned = (p->n_txq - i + n_pmds - 1) / n_pmds;
+
+			t->first = (uint16_t)i;
+			t->stride = (uint16_t)n_pmds;
+			t->n_spread = (uint8_t)(owned < VSW_SWITCH_TXQ_SPREAD ?
+					owned : VSW_SWITCH_TXQ_SPREAD);
+			t->locked = lock_all;
+		} else {
+			/* Shared: PMDs i and i + n_txq send on one queue. */
+			t->first = (uint16_t)(i % p->n_txq);
+			t->stride = 0;
+			t->n_spread = 1;
+			t->locked = true;
+		}
+	}
 }
 
 int
@@ -154,6 +181,7 @@ vsw_switch_port_add(struct vsw_switch *sw, const char *name,
 	p->n_txq = n_txq;
 	p->ops = ops;
 	p->ctx = ctx;
+	port_txq_plan(p, sw->cfg.n_pmds, false);
 	ports[no] = p;
 	port_stats_rebase(sw, (uint16_t)no);
 	rc = publish(sw, ports);
@@ -164,18 +192,15 @@ vsw_switch_port_add(struct vsw_switch *sw, const char *name,
 	return (int)no;
 }
 
-int
-vsw_switch_port_set_queues(
-	struct vsw_switch *sw, uint16_t port_no, uint16_t n_rxq, uint16_t n_txq)
+/* Publish a copy of port_no with these queue counts; the old struct is
+ * freed after the grace period (PMDs may be reading it). */
+static int
+publish_queues(struct vsw_switch *sw, uint16_t port_no, uint16_t n_rxq,
+	uint16_t n_txq, bool lock_all)
 {
 	struct vsw_port *ports[VSW_SWITCH_MAX_PORTS], *old, *p;
 	int rc;
 
-	if (port_no >= VSW_SWITCH_MAX_PORTS || sw->ports->port[port_no] == NULL)
-		return -ENOENT;
-	if (n_txq == 0)
-		return -EINVAL;
-	/* PMDs may be reading the old struct: publish a changed copy. */
 	old = sw->ports->port[port_no];
 	p = malloc(sizeof(*p));
 	if (p == NULL)
@@ -183,6 +208,7 @@ vsw_switch_port_set_queues(
 	*p = *old;
 	p->n_rxq = n_rxq;
 	p->n_txq = n_txq;
+	port_txq_plan(p, sw->cfg.n_pmds, lock_all);
 	memcpy(ports, sw->ports->port, sizeof(ports));
 	ports[port_no] = p;
 	rc = publish(sw, ports);
@@ -192,6 +218,33 @@ vsw_switch_port_set_queues(
 	}
 	free(old);
 	return 0;
+}
+
+int
+vsw_switch_port_set_queues(
+	struct vsw_switch *sw, uint16_t port_no, uint16_t n_rxq, uint16_t n_txq)
+{
+	const struct vsw_port *old;
+	int rc = 0;
+
+	if (port_no >= VSW_SWITCH_MAX_PORTS || sw->ports->port[port_no] == NULL)
+		return -ENOENT;
+	if (n_txq == 0)
+		return -EINVAL;
+	old = sw->ports->port[port_no];
+	/*
+	 * Between a publish and its grace period PMDs use either version: a
+	 * new tx queue plan goes old plan locked, new plan locked, new plan,
+	 * so two versions that coexist never send on one queue unlocked.
+	 */
+	if (n_txq != old->n_txq) {
+		rc = publish_queues(sw, port_no, old->n_rxq, old->n_txq, true);
+		if (rc == 0)
+			rc = publish_queues(sw, port_no, n_rxq, n_txq, true);
+	}
+	if (rc == 0)
+		rc = publish_queues(sw, port_no, n_rxq, n_txq, false);
+	return rc;
 }
 
 int

@@ -81,6 +81,8 @@ vsw_switch_create(const struct vsw_switch_config *cfg)
 		return NULL;
 	sw->cfg = *cfg;
 	sw->emc_inv_prob = cfg->emc_insert_inv_prob;
+	for (i = 0; i < VSW_SWITCH_MAX_PORTS * VSW_SWITCH_MAX_PMDS; i++)
+		rte_spinlock_init(&sw->txq_lock[0][0] + i);
 	for (i = 0; i < cfg->n_pmds; i++)
 		if ((sw->pmd[i] = pmd_create(sw, i)) == NULL)
 			goto fail;

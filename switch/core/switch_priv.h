@@ -5,7 +5,8 @@
  * Published, immutable after publication: struct vsw_port_table and
  * struct vsw_rule_table (each read by PMDs under RCU). Owned by one PMD:
  * struct vsw_pmd (counters, output batches, EMC). Shared and written by PMDs
- * with atomics only: the MAC table.
+ * with atomics only: the MAC table. Shared by PMDs under a lock: a tx queue
+ * that fewer queues than PMDs forces them to share (vsw_switch.txq_lock).
  */
 #ifndef VSW_SWITCH_PRIV_H
 #define VSW_SWITCH_PRIV_H
@@ -17,11 +18,31 @@
 #include <vsw/emc.h>
 #include <vsw/switch.h>
 
+#include <rte_branch_prediction.h>
+#include <rte_spinlock.h>
+
 struct rte_mbuf;
 
 /* Room for two bursts: ensured free for a whole burst before it is acted
  * on, so appends need no per-packet bound check (seed 000). */
 #define VSW_OUT_BATCH_CAP (2 * VSW_SWITCH_BURST)
+
+/*
+ * Output batches: a PMD's pool of VSW_OUT_BATCHES, each bound to one
+ * (port, tx queue) until the end of the iteration; batch_of maps (port,
+ * spread slot) to a batch. Memory per PMD: 256 x 520 B batches + 8 KiB map,
+ * about 140 KiB, fixed at creation.
+ */
+#define VSW_OUT_BATCHES VSW_SWITCH_MAX_PORTS
+
+/* How one PMD sends to one port: tx queues first + k * stride for
+ * k < n_spread; locked when PMDs share them. */
+struct vsw_port_txq {
+	uint16_t first;
+	uint16_t stride;
+	uint8_t n_spread; /* 1..VSW_SWITCH_TXQ_SPREAD */
+	bool locked;
+};
 
 struct vsw_port {
 	char name[VSW_PORT_NAME_MAX];
@@ -30,6 +51,7 @@ struct vsw_port {
 	uint16_t n_txq;
 	const struct vsw_port_ops *ops;
 	void *ctx;
+	struct vsw_port_txq txq[VSW_SWITCH_MAX_PMDS]; /* by PMD index */
 };
 
 struct vsw_rxq_ref {
@@ -79,6 +101,10 @@ struct vsw_rule_table {
 
 struct vsw_out_batch {
 	uint16_t n;
+	uint16_t port;
+	uint16_t txq;
+	uint8_t slot;
+	bool locked;
 	struct rte_mbuf *pkts[VSW_OUT_BATCH_CAP];
 };
 
@@ -119,10 +145,12 @@ struct vsw_pmd {
 	struct vsw_rule_ctr *rule_ctr; /* [max_rules] */
 	uint64_t ctr_base[VSW_PMD_N_COUNTERS]; /* written by clear only */
 
-	/* Output batches, one per port; dirty[] lists the non-empty ones. */
-	uint16_t n_dirty;
-	uint16_t dirty[VSW_SWITCH_MAX_PORTS];
-	struct vsw_out_batch batch[VSW_SWITCH_MAX_PORTS];
+	/* Output batches: batch[0 .. n_batches) are bound for this
+	 * iteration; batch_of[port][slot] is 1 + the index, 0 = none. */
+	uint16_t in_queue; /* rx queue of the burst being acted on */
+	uint16_t n_batches;
+	struct vsw_out_batch batch[VSW_OUT_BATCHES];
+	uint16_t batch_of[VSW_SWITCH_MAX_PORTS][VSW_SWITCH_TXQ_SPREAD];
 };
 
 struct vsw_mac_table;
@@ -147,6 +175,9 @@ struct vsw_switch {
 	/* Per-port counter baselines, taken when a port number is (re)used. */
 	struct vsw_port_ctr port_base[VSW_SWITCH_MAX_PORTS];
 	struct vsw_pmd *pmd[VSW_SWITCH_MAX_PMDS];
+	/* Around tx_burst on a shared tx queue (port, txq % MAX_PMDS); the
+	 * only lock a PMD takes. Outlives port table versions. */
+	rte_spinlock_t txq_lock[VSW_SWITCH_MAX_PORTS][VSW_SWITCH_MAX_PMDS];
 };
 
 /* Counters: one writer, readable by others without tearing. */
@@ -186,10 +217,18 @@ unsigned mac_table_count(const struct vsw_mac_table *t);
 /* switch_stats.c: a new port's counters start from zero. */
 void port_stats_rebase(struct vsw_switch *sw, uint16_t port_no);
 
+/* port_table.c: how each PMD sends to p (p->n_txq set); lock_all while a
+ * tx queue count changes. */
+void port_txq_plan(struct vsw_port *p, unsigned n_pmds, bool lock_all);
+
 /* output_batch.c */
 /* Make room for n more packets in every non-empty batch. */
 void out_ensure_room(struct vsw_pmd *pmd, unsigned n);
 void out_flush_all(struct vsw_pmd *pmd);
+/* The slow path of out_batch_get: the spread slot of the current rx queue
+ * (in_queue % owned queues, per call, never per packet), and a batch bound
+ * to (port, slot) if there is none yet. */
+struct vsw_out_batch *out_batch_find(struct vsw_pmd *pmd, uint16_t port);
 
 /* actions.c: act on a classified burst; res[i] is packet i's rule (struct
  * vsw_sw_rule) or NULL (no rule: dropped and counted). */
@@ -200,15 +239,22 @@ void actions_burst(struct vsw_pmd *pmd, uint16_t in_port,
  * the action list breaks the rules in vsw/rule.h. */
 int actions_compile(struct vsw_sw_rule *r);
 
-/* Append without a bound check: out_ensure_room() made room. */
+/*
+ * The batch for present port `port` and the current burst's rx queue; append
+ * without a bound check: out_ensure_room() made room. Inline only the common
+ * case (rx queue 0, batch already bound): small enough that the actions
+ * stay inlined; the spread slot and binding are out of line.
+ */
 static inline struct vsw_out_batch *
 out_batch_get(struct vsw_pmd *pmd, uint16_t port)
 {
-	struct vsw_out_batch *b = &pmd->batch[port];
+	if (likely(pmd->in_queue == 0)) {
+		unsigned idx = pmd->batch_of[port][0];
 
-	if (b->n == 0)
-		pmd->dirty[pmd->n_dirty++] = port;
-	return b;
+		if (likely(idx != 0))
+			return &pmd->batch[idx - 1];
+	}
+	return out_batch_find(pmd, port);
 }
 
 #endif /* VSW_SWITCH_PRIV_H */

@@ -5,7 +5,8 @@
  * collect() takes what it sent. One queue each way (queue ids ignored).
  *
  * rx: one injecting thread, one polling PMD. tx: any number of PMDs (multi-
- * producer ring), one collecting thread.
+ * producer ring), one collecting thread. tx owns what it is given: what the
+ * ring (or the test limit) refuses is freed here, not delivered.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,7 +14,7 @@
 #include <rte_mbuf.h>
 #include <rte_ring.h>
 
-#include <vsw/switch.h>
+#include <vsw/port.h>
 
 struct vsw_port_ring {
 	struct rte_ring *rx;
@@ -34,11 +35,13 @@ static uint16_t
 ring_tx_burst(void *port, uint16_t queue, struct rte_mbuf **pkts, uint16_t n)
 {
 	struct vsw_port_ring *p = port;
+	unsigned want = n < p->tx_limit ? n : p->tx_limit, sent;
 
 	(void)queue;
-	if (n > p->tx_limit)
-		n = (uint16_t)p->tx_limit;
-	return (uint16_t)rte_ring_enqueue_burst(p->tx, (void **)pkts, n, NULL);
+	sent = rte_ring_enqueue_burst(p->tx, (void **)pkts, want, NULL);
+	if (sent < n)
+		rte_pktmbuf_free_bulk(&pkts[sent], n - sent);
+	return (uint16_t)sent;
 }
 
 const struct vsw_port_ops vsw_port_ring_ops = {

@@ -65,6 +65,9 @@ stats_text(struct vswd *d, unsigned i, const struct vsw_pmd_stats *s,
 			vsw_pmd_counter_name((enum vsw_pmd_counter)k), c[k]);
 	vsw_ctl_reply_printf(r, "  avg. packets per output batch: %.2f\n",
 		s->avg_packets_per_batch);
+	vsw_ctl_reply_printf(r, "  sends on a shared tx queue: %" PRIu64
+		" (lock contended: %" PRIu64 ")\n", c[VSW_PMD_TXQ_LOCKED],
+		c[VSW_PMD_TXQ_CONTENDED]);
 	vsw_ctl_reply_printf(r, "  idle cycles: %" PRIu64 " (%.2f%%)\n",
 		c[VSW_PMD_CYCLES_IDLE],
 		cyc ? 100.0 * (double)c[VSW_PMD_CYCLES_IDLE] / (double)cyc : 0);

@@ -192,6 +192,57 @@ link_state(const struct vswd_port *p, const struct vsw_vport_info *vi)
 	return "up";
 }
 
+/* Host -> guest counters: what port-show refines per queue pair. */
+static bool
+is_enq_stat(int s)
+{
+	return strncmp(vsw_virtq_stat_name((enum vsw_virtq_stat)s), "enq_",
+		       4) == 0;
+}
+
+/* Per queue pair: where the switch's tx_drops went (ENQ_DROP_*). */
+static void
+show_queues_text(struct vswd_port *p, struct vsw_ctl_reply *r)
+{
+	for (uint16_t q = 0; q < p->queues; q++) {
+		uint64_t vs[VSW_VIRTQ_STAT__MAX];
+
+		vsw_vport_queue_stats_get(p->vport, q, vs);
+		vsw_ctl_reply_printf(r, "  queue pair %u:", q);
+		for (int s = 0; s < VSW_VIRTQ_STAT__MAX; s++)
+			if (is_enq_stat(s) && vs[s] != 0)
+				vsw_ctl_reply_printf(r, " %s=%" PRIu64,
+					vsw_virtq_stat_name(
+						(enum vsw_virtq_stat)s),
+					vs[s]);
+		vsw_ctl_reply_printf(r, "\n");
+	}
+}
+
+static void
+show_queues_json(struct vswd_port *p, struct vsw_ctl_reply *r)
+{
+	vsw_ctl_reply_printf(r, ", \"queue_pairs_enq\": [");
+	for (uint16_t q = 0; q < p->queues; q++) {
+		uint64_t vs[VSW_VIRTQ_STAT__MAX];
+		bool first = true;
+
+		vsw_vport_queue_stats_get(p->vport, q, vs);
+		vsw_ctl_reply_printf(r, "%s{", q ? ", " : "");
+		for (int s = 0; s < VSW_VIRTQ_STAT__MAX; s++) {
+			if (!is_enq_stat(s))
+				continue;
+			vsw_ctl_reply_printf(r, "%s\"%s\": %" PRIu64,
+				first ? "" : ", ",
+				vsw_virtq_stat_name((enum vsw_virtq_stat)s),
+				vs[s]);
+			first = false;
+		}
+		vsw_ctl_reply_printf(r, "}");
+	}
+	vsw_ctl_reply_printf(r, "]");
+}
+
 static void
 show_port_text(struct vswd_port *p, const struct vsw_port_stats *ps,
 	const struct vsw_vport_info *vi, const uint64_t *vs,
@@ -215,6 +266,7 @@ show_port_text(struct vswd_port *p, const struct vsw_port_stats *ps,
 			vsw_ctl_reply_printf(r, "  %s=%" PRIu64 "\n",
 				vsw_virtq_stat_name((enum vsw_virtq_stat)s),
 				vs[s]);
+	show_queues_text(p, r);
 }
 
 static void
@@ -246,6 +298,7 @@ show_port_json(struct vswd_port *p, const struct vsw_port_stats *ps,
 				vsw_virtq_stat_name((enum vsw_virtq_stat)s),
 				vs[s]);
 		vsw_ctl_reply_printf(r, "}");
+		show_queues_json(p, r);
 	}
 	vsw_ctl_reply_printf(r, "}");
 }

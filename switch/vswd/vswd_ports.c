@@ -1,14 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * vswd's ports: the objects behind "port-add" (vhost-user sockets through
- * vsw_vport, DPDK ethdev ports by devargs) and the adapters that let the
- * switch core poll them. Control thread for add/delete/show; the adapters
- * run on PMDs.
- *
- * Ownership: a vhost-user port copies packets into the guest, so its tx
- * adapter frees every mbuf it is given and reports them all taken; the
- * vport counts what it could not deliver (ENQ_DROP_*). An ethdev port takes
- * what its tx ring accepts; the switch frees and counts the rest.
+ * vsw_vport, DPDK ethdev ports by devargs, probed and configured here).
+ * Control thread only. The switch core polls them through the adapters in
+ * switch/ports/ (vsw/port.h), which own what they are sent and report what
+ * they delivered; the switch chooses tx queues and locks a shared one.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -18,125 +14,14 @@
 #include <rte_bus.h>
 #include <rte_dev.h>
 #include <rte_ethdev.h>
-#include <rte_mbuf.h>
-#include <rte_spinlock.h>
 
-#include <vsw/vport.h>
+#include <vsw/port.h>
 #include <vsw/switch.h>
+#include <vsw/vport.h>
 
 #include "vswd_priv.h"
 
 #define ETH_RING_SIZE 1024
-
-static uint16_t
-vhost_rx(void *arg, uint16_t q, struct rte_mbuf **pkts, uint16_t n)
-{
-	struct vswd_port *p = arg;
-	uint16_t got = vsw_vport_dequeue_burst(p->vport, q, p->pool, pkts, n);
-
-	/* Multiqueue: remember the guest's queue choice as the packet's
-	 * "RSS" hash, so an output port with queues to spare keeps a flow on
-	 * one queue (vhost_tx_spread). */
-	if (p->queues > 1)
-		for (uint16_t i = 0; i < got; i++) {
-			pkts[i]->hash.rss = q;
-			pkts[i]->ol_flags |= RTE_MBUF_F_RX_RSS_HASH;
-		}
-	return got;
-}
-
-static void
-vhost_enqueue(struct vswd_port *p, uint16_t q, struct rte_mbuf **pkts,
-	uint16_t n)
-{
-	if (p->tx_shared) {
-		/* More PMDs than queue pairs: PMDs share a vring. */
-		rte_spinlock_lock(&p->tx_lock[q]);
-		vsw_vport_enqueue_burst(p->vport, q, pkts, n);
-		rte_spinlock_unlock(&p->tx_lock[q]);
-	} else {
-		vsw_vport_enqueue_burst(p->vport, q, pkts, n);
-	}
-}
-
-/*
- * More queue pairs than PMDs: the PMD whose own queue is q also owns
- * q + n_pmds, q + 2 n_pmds, ...; spread the burst over them by the
- * packets' RSS hash (for packets from a multiqueue vhost port: the queue
- * they came in on), so every guest queue gets traffic and a flow stays on
- * one queue.
- */
-static void
-vhost_tx_spread(struct vswd_port *p, uint16_t q, struct rte_mbuf **pkts,
-	uint16_t n)
-{
-	struct rte_mbuf *per_q[VSW_VPORT_QUEUE_PAIRS_MAX][VSW_SWITCH_BURST];
-	uint16_t cnt[VSW_VPORT_QUEUE_PAIRS_MAX] = {0};
-	unsigned n_owned = (p->queues - q + p->n_pmds - 1) / p->n_pmds;
-
-	for (uint16_t i = 0; i < n; i++) {
-		struct rte_mbuf *m = pkts[i];
-		unsigned k = (m->ol_flags & RTE_MBUF_F_RX_RSS_HASH) ?
-			m->hash.rss % n_owned : 0;
-
-		per_q[k][cnt[k]++] = m;
-		if (cnt[k] == VSW_SWITCH_BURST) {
-			vhost_enqueue(p, (uint16_t)(q + k * p->n_pmds),
-				per_q[k], cnt[k]);
-			cnt[k] = 0;
-		}
-	}
-	for (unsigned k = 0; k < n_owned; k++)
-		if (cnt[k] != 0)
-			vhost_enqueue(p, (uint16_t)(q + k * p->n_pmds),
-				per_q[k], cnt[k]);
-}
-
-static uint16_t
-vhost_tx(void *arg, uint16_t q, struct rte_mbuf **pkts, uint16_t n)
-{
-	struct vswd_port *p = arg;
-
-	if (p->queues > p->n_pmds)
-		vhost_tx_spread(p, q, pkts, n);
-	else
-		vhost_enqueue(p, q, pkts, n);
-	rte_pktmbuf_free_bulk(pkts, n);
-	return n;
-}
-
-static const struct vsw_port_ops vhost_ops = {
-	.rx_burst = vhost_rx,
-	.tx_burst = vhost_tx,
-};
-
-static uint16_t
-eth_rx(void *arg, uint16_t q, struct rte_mbuf **pkts, uint16_t n)
-{
-	struct vswd_port *p = arg;
-
-	return rte_eth_rx_burst(p->eth_port, q, pkts, n);
-}
-
-static uint16_t
-eth_tx(void *arg, uint16_t q, struct rte_mbuf **pkts, uint16_t n)
-{
-	struct vswd_port *p = arg;
-	uint16_t sent;
-
-	if (p->tx_shared) {
-		rte_spinlock_lock(&p->tx_lock[q]);
-		sent = rte_eth_tx_burst(p->eth_port, q, pkts, n);
-		rte_spinlock_unlock(&p->tx_lock[q]);
-		return sent;
-	}
-	return rte_eth_tx_burst(p->eth_port, q, pkts, n);
-}
-
-static const struct vsw_port_ops eth_ops = {
-	.rx_burst = eth_rx,
-	.tx_burst = eth_tx,
-};
 
 static int
 vhost_open(struct vswd *d, struct vswd_port *p,
@@ -160,6 +45,8 @@ vhost_open(struct vswd *d, struct vswd_port *p,
 	cfg.owner = a->owner;
 	cfg.group = a->group;
 	rc = vsw_vport_create(&cfg, &p->vport);
+	if (rc == 0)
+		vsw_port_vhost_init(&p->vhost, p->vport, p->pool);
 	if (rc < 0)
 		snprintf(err, errlen, "cannot create vhost-user socket %s: %s",
 			p->path, strerror(-rc));
@@ -228,6 +115,7 @@ eth_open(struct vswd_port *p, const struct vswd_port_args *a, char *err,
 		return -ENODEV;
 	}
 	p->eth_port = port_id;
+	vsw_port_eth_init(&p->eth, port_id);
 	snprintf(p->path, sizeof(p->path), "%s", devname);
 	rc = eth_configure(p, a->queues);
 	if (rc < 0) {
@@ -268,18 +156,18 @@ vswd_port_add(struct vswd *d, const char *name,
 	p->type = a->type;
 	p->pool = d->pool;
 	p->queues = a->queues;
-	p->n_pmds = d->n_pmds;
-	p->tx_shared = d->n_pmds > a->queues;
-	for (unsigned q = 0; q < VSW_VPORT_QUEUE_PAIRS_MAX; q++)
-		rte_spinlock_init(&p->tx_lock[q]);
 	rc = a->type == VSWD_PORT_VHOST ? vhost_open(d, p, a, err, errlen) :
 		eth_open(p, a, err, errlen);
 	if (rc < 0) {
 		free(p);
 		return rc;
 	}
-	rc = vsw_switch_port_add(d->sw, p->name, a->type == VSWD_PORT_VHOST ?
-		&vhost_ops : &eth_ops, p, a->queues, a->queues);
+	if (a->type == VSWD_PORT_VHOST)
+		rc = vsw_switch_port_add(d->sw, p->name, &vsw_port_vhost_ops,
+			&p->vhost, a->queues, a->queues);
+	else
+		rc = vsw_switch_port_add(d->sw, p->name, &vsw_port_eth_ops,
+			&p->eth, a->queues, a->queues);
 	if (rc < 0) {
 		snprintf(err, errlen, "switch refused port '%s': %s", name,
 			strerror(-rc));

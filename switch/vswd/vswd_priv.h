@@ -14,10 +14,9 @@
 
 #include <vsw/ctl.h>
 
-#include <rte_spinlock.h>
-
-#include <vsw/vport.h>
+#include <vsw/port.h>
 #include <vsw/switch.h>
+#include <vsw/vport.h>
 
 struct ev_loop;
 struct rte_mempool;
@@ -64,11 +63,11 @@ struct vswd_port {
 	uint16_t port_no;     /* the switch's number */
 	uint16_t queues;
 	uint16_t eth_port;
-	unsigned n_pmds;      /* PMDs of the switch, for queue ownership */
-	bool tx_shared;       /* more PMDs than queues: lock per queue */
 	struct vsw_vport *vport;
 	struct rte_mempool *pool;
-	rte_spinlock_t tx_lock[VSW_VPORT_QUEUE_PAIRS_MAX];
+	/* What the switch polls (switch/ports/): the port pointer it gets. */
+	struct vsw_port_vhost vhost;
+	struct vsw_port_eth eth;
 	struct vswd_port *next;
 };
 

@@ -189,8 +189,8 @@ def case_simple(c):
     if c.name == "mq":
         # The guest sends on both queues (tx_first primes every stream);
         # vswd polls both, and with one PMD and two queue pairs it keeps
-        # each packet on the queue number it came in on (vhost_tx_spread),
-        # so the guest receives on both queues too.
+        # each packet on the queue number it came in on (the switch core
+        # picks the tx queue), so the guest receives on both queues too.
         xs = g.xstats()
         for p in (0, 1):
             for q in range(c.queues):

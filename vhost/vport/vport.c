@@ -396,3 +396,28 @@ vsw_vport_stats_get(struct vsw_vport *port, uint64_t stats[VSW_VIRTQ_STAT__MAX])
 	}
 	pthread_mutex_unlock(&port->lock);
 }
+
+int
+vsw_vport_queue_stats_get(struct vsw_vport *port, uint16_t qp,
+	uint64_t stats[VSW_VIRTQ_STAT__MAX])
+{
+	uint16_t i;
+	uint32_t s;
+
+	memset(stats, 0, sizeof(stats[0]) * VSW_VIRTQ_STAT__MAX);
+	if (qp >= port->cfg.queue_pairs)
+		return -ENOENT;
+	pthread_mutex_lock(&port->lock);
+	for (i = 2 * qp; i < 2 * qp + 2 && i < port->nr_queues; i++) {
+		const struct vport_queue *q = &port->queues[i];
+		const volatile uint64_t *live = q->vq->stats;
+
+		for (s = 0; s < VSW_VIRTQ_STAT__MAX; s++)
+			stats[s] +=
+				q->retired[s] + (q->initialised ? live[s] : 0);
+		stats[VSW_VIRTQ_STAT_ENQ_DROP_NOT_READY] +=
+			*(const volatile uint64_t *)&q->not_ready;
+	}
+	pthread_mutex_unlock(&port->lock);
+	return 0;
+}

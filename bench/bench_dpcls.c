@@ -27,18 +27,17 @@
 #include <vsw/emc.h>
 #include <vsw/flow.h>
 
+#include "tl_rng.h"
+
 #define POOL 4096
 
-static uint64_t rng_state = 0x9e3779b97f4a7c15ull;
+static struct tl_rng rng; /* fixed seed in main: the same keys every run */
 static double tsc_ghz;
 
 static uint64_t
 rnd64(void)
 {
-	rng_state ^= rng_state << 13;
-	rng_state ^= rng_state >> 7;
-	rng_state ^= rng_state << 17;
-	return rng_state;
+	return tl_rand(&rng);
 }
 
 static double
@@ -371,6 +370,7 @@ main(int argc, char **argv)
 	unsigned long n_keys = quick ? 1u << 16 : 1u << 20;
 	unsigned i, j;
 
+	tl_rng_seed(&rng, 0x9e3779b97f4a7c15ull);
 	calibrate_tsc();
 	printf("vsw-bench-dpcls: TSC %.2f GHz, %lu keys per cell, "
 	       "default lookup '%s'\n",

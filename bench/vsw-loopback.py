@@ -25,31 +25,28 @@ pmd-perf-show reports), vsw-xconnect's poller busy cycles / packets,
 testpmd's --record-core-cycles. "adj" scales busy cycles by the share of
 the window the polling thread was on a CPU (this box is shared).
 
-  bench/vsw-loopback.py --build build            # full run, a few minutes
-  bench/vsw-loopback.py --build build --quick    # the demo: default config,
+  ./vswdev bench-loopback [ARGS]                 # full run, a few minutes
+  ./vswdev demo                                  # = --quick: default config,
       normal rule, pvp at 64/512/1518/9000 B, table + pmd-stats-show,
       clean shutdown (exit status 1 if vswd did not exit cleanly)
 
-Progress goes to stderr, tables to stdout.
+By hand: PYTHONPATH=test/lib python3 bench/vsw-loopback.py --build build
+[--quick]. Progress goes to stderr, tables to stdout.
 """
 import argparse
 import itertools
 import os
-import re
 import shutil
-import signal
-import subprocess
 import sys
 import tempfile
 import time
 
+from vswtest.proc import sched_wait_ns, wait_path, worker_tid
+from vswtest.testpmd import Guest, VhostBackend, segments
+from vswtest.vswd import VIRTQ_DEQ_DROPS, Vswd
+from vswtest.xconnect import Xconnect
+
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(HERE, "..", "test", "integration"))
-sys.path.insert(0, HERE)
-from vswtest import (Guest, Vswd, segments, wait_path,  # noqa: E402
-                     VIRTQ_DEQ_DROPS, VIRTQ_ENQ_DROPS)
-from xconnect_vs_testpmd import (DpdkBackend, VswBackend,  # noqa: E402
-                                 sched_wait_ns, worker_tid)
 
 SIZES = (64, 256, 512, 1024, 1518, 4096, 9000)
 QUICK_SIZES = (64, 512, 1518, 9000)
@@ -142,28 +139,26 @@ class VswdBackend:
 
     def stop(self):
         """Graceful shutdown; (ok, pool line)."""
-        status, _ = self.v.request("shutdown")
-        try:
-            rc = self.p.p.wait(30)
-        except subprocess.TimeoutExpired:
-            rc = None
-        self.v.stop(signal.SIGKILL)
-        m = re.search(r"mbuf pool: .*", self.p.buf)
-        pool = m.group(0) if m else "no mbuf pool line"
-        return (status == 0 and rc == 0 and m is not None and
-                " 0 in use" in pool), "exit %s, %s" % (rc, pool)
+        r = self.v.shutdown()
+        pool = r["pool"] or "no mbuf pool line"
+        ok = r["status"] == 0 and r["rc"] == 0 and r["in_use"] == 0
+        return ok, "exit %s, %s" % (r["rc"], pool)
 
 
 class OtherBackend:
-    """vsw-xconnect or testpmd net_vhost (the classes of
-    xconnect_vs_testpmd.py), sockets a.sock and b.sock in tmp."""
+    """vsw-xconnect or testpmd net_vhost, sockets a.sock and b.sock in
+    tmp."""
 
     def __init__(self, cls, args, tmp, tag):
         tag = "%s%d" % (tag, next(SEQ))
-        self.be = cls(args, tmp, tag)
-        self.name = "xconnect" if cls is VswBackend else "testpmd-vhost"
-        self.p = self.be.p
         self.socks = [os.path.join(tmp, s) for s in ("a.sock", "b.sock")]
+        if cls is Xconnect:
+            self.be = Xconnect(args.xconnect, self.socks[0], self.socks[1],
+                               tmp, "v" + tag)
+        else:
+            self.be = VhostBackend(args.testpmd, self.socks, tmp, tag)
+        self.name = "xconnect" if cls is Xconnect else "testpmd-vhost"
+        self.p = self.be.p
         for s in self.socks:
             wait_path(s, self.be.p)
 
@@ -220,18 +215,30 @@ HEADER = ("%6s  %-34s %8s %8s %10s %9s %9s %6s" % (
     "adj c/p", "onCPU%"))
 
 
+def with_guest(args, tmp, be, tag, mode, body, flows=1):
+    """A guest on be's sockets runs body(g), then quits (or is killed if
+    body failed); the backend is stopped in any case. Returns be.stop()."""
+    g = None
+    try:
+        g = guest_start(args, be.socks, tmp, tag, mode, flows)
+        be.up()
+        body(g)
+        g.quit()
+        g = None
+    finally:
+        if g is not None:
+            g.kill()
+        stopped = be.stop()
+    return stopped
+
+
 # ---- quick: the demo ----
 
 def quick(args, tmp):
     be = VswdBackend(args, tmp, "quick", config=False)
-    ok = False
-    g = None
     rows = []
-    try:
-        log("vswd started with the default config (vm1, vm2, normal); "
-            "guest: dpdk-testpmd, 2 virtio_user ports, mrg_rxbuf=1")
-        g = guest_start(args, be.socks, tmp, "quick", "pvp")
-        be.up()
+
+    def body(g):
         for size in args.sizes:
             log("size %d: %s s warm-up, %s s measurement" % (
                 size, args.warmup, args.seconds))
@@ -255,12 +262,10 @@ def quick(args, tmp):
         print()
         print("$ vswctl pmd-stats-show")
         print(be.v.ctl("pmd-stats-show"), end="")
-        g.quit()
-        g = None
-    finally:
-        if g is not None:
-            g.kill()
-        ok, how = be.stop()
+
+    log("vswd started with the default config (vm1, vm2, normal); "
+        "guest: dpdk-testpmd, 2 virtio_user ports, mrg_rxbuf=1")
+    ok, how = with_guest(args, tmp, be, "quick", "pvp", body)
     print()
     print("vswd shutdown: %s (%s)" % ("clean" if ok else "NOT CLEAN", how))
     return 0 if ok else 1
@@ -270,10 +275,8 @@ def quick(args, tmp):
 
 def run_vswd_pvp(args, tmp, res, sizes):
     be = VswdBackend(args, tmp, "pvp")
-    g = None
-    try:
-        g = guest_start(args, be.socks, tmp, "vpvp", "pvp")
-        be.up()
+
+    def body(g):
         impls = [i["name"] for i in be.v.ctl("copy-impl-show --json")
                  ["implementations"] if i["available"]]
         for size in sizes:
@@ -293,22 +296,15 @@ def run_vswd_pvp(args, tmp, res, sizes):
                 log(fmt_row(size, "pvp " + label, r))
             be.v.ctl("copy-impl-set auto")
             be.v.ctl("emc-set on")
-        g.quit()
-        g = None
-    finally:
-        if g is not None:
-            g.kill()
-        ok, how = be.stop()
-        log("vswd shutdown: %s" % how)
+
+    log("vswd shutdown: %s" % with_guest(args, tmp, be, "vpvp", "pvp",
+                                         body)[1])
 
 
 def run_vswd_flowgen(args, tmp, res, sizes, flows):
     be = VswdBackend(args, tmp, "fg%d" % flows)
-    g = None
-    try:
-        g = guest_start(args, be.socks, tmp, "vfg%d" % flows, "flowgen",
-                        flows)
-        be.up()
+
+    def body(g):
         for size in sizes:
             guest_size(g, size, args.tx_first)
             for emc in ("on", "off"):
@@ -318,22 +314,15 @@ def run_vswd_flowgen(args, tmp, res, sizes, flows):
                 res.setdefault((size, "flowgen", label), []).append(r)
                 log(fmt_row(size, "flowgen " + label, r))
             be.v.ctl("emc-set on")
-        g.quit()
-        g = None
-    finally:
-        if g is not None:
-            g.kill()
-        ok, how = be.stop()
-        log("vswd shutdown: %s" % how)
+
+    log("vswd shutdown: %s" % with_guest(
+        args, tmp, be, "vfg%d" % flows, "flowgen", body, flows)[1])
 
 
 def run_other(args, tmp, res, sizes, cls, mode, flows=1):
     be = OtherBackend(cls, args, tmp, "%s%s%d" % (cls.name, mode, flows))
-    g = None
-    try:
-        g = guest_start(args, be.socks, tmp, "o%s%s%d" % (cls.name, mode,
-                                                          flows), mode, flows)
-        be.up()
+
+    def body(g):
         for size in sizes:
             guest_size(g, size, args.tx_first)
             label = be.name + ("" if mode == "pvp" else
@@ -341,12 +330,9 @@ def run_other(args, tmp, res, sizes, cls, mode, flows=1):
             r = measure(args, be, size)
             res.setdefault((size, mode, label), []).append(r)
             log(fmt_row(size, mode + " " + label, r))
-        g.quit()
-        g = None
-    finally:
-        if g is not None:
-            g.kill()
-        be.stop()
+
+    with_guest(args, tmp, be, "o%s%s%d" % (cls.name, mode, flows), mode,
+               body, flows)
 
 
 def full(args, tmp):
@@ -355,12 +341,12 @@ def full(args, tmp):
     # order reversed every other repetition), so each size's figures come
     # from the same few minutes of this shared machine's load.
     runs = [
-        lambda sz: run_other(args, tmp, res, sz, VswBackend, "pvp"),
-        lambda sz: run_other(args, tmp, res, sz, DpdkBackend, "pvp"),
+        lambda sz: run_other(args, tmp, res, sz, Xconnect, "pvp"),
+        lambda sz: run_other(args, tmp, res, sz, VhostBackend, "pvp"),
         lambda sz: run_vswd_pvp(args, tmp, res, sz),
         lambda sz: run_vswd_flowgen(args, tmp, res, sz, 1),
         lambda sz: run_vswd_flowgen(args, tmp, res, sz, 1024),
-        lambda sz: run_other(args, tmp, res, sz, VswBackend, "flowgen",
+        lambda sz: run_other(args, tmp, res, sz, Xconnect, "flowgen",
                              1024),
     ]
     for size in args.sizes:

@@ -30,7 +30,7 @@
 #include <vsw/virtq.h>
 
 #include "guest.h"
-#include "util.h"
+#include "tl_mbuf.h"
 
 #define BURST 32u
 #define RXBUF 2048u
@@ -182,39 +182,6 @@ median_per_pkt(uint64_t *v, int n, int bursts)
 	return (double)v[n / 2] / ((double)bursts * BURST);
 }
 
-/* Segments filled to the brim, head data at data_off: what dequeue makes. */
-static struct rte_mbuf *
-full_mbuf(struct rte_mempool *mp, const uint8_t *data, uint32_t len,
-	uint16_t data_off)
-{
-	struct rte_mbuf *head = NULL, *last = NULL;
-	uint32_t off = 0;
-
-	while (off < len) {
-		struct rte_mbuf *m = rte_pktmbuf_alloc(mp);
-		uint32_t k;
-
-		if (m == NULL) {
-			fprintf(stderr, "mempool empty\n");
-			exit(1);
-		}
-		if (head == NULL)
-			m->data_off = data_off;
-		k = RTE_MIN(len - off, (uint32_t)rte_pktmbuf_tailroom(m));
-		memcpy(rte_pktmbuf_append(m, (uint16_t)k), data + off, k);
-		off += k;
-		if (head == NULL) {
-			head = m;
-		} else {
-			last->next = m;
-			head->nb_segs++;
-			head->pkt_len += k;
-		}
-		last = m;
-	}
-	return head;
-}
-
 /* The variants, run in a rotating order within every block. */
 enum variant {
 	ENQ_PLAIN,   /* header copied on its own, mbuf data at 128 */
@@ -258,9 +225,16 @@ run_size(struct side *rx, struct side *tx, struct rte_mempool *mp,
 	int k, j;
 
 	memset(data, 0x5a, len);
+	/* Segments filled to the brim, head data at 128 or 12 mod 64: what
+	 * dequeue makes. */
 	for (i = 0; i < BURST; i++) {
-		m[i] = full_mbuf(mp, data, len, RTE_PKTMBUF_HEADROOM);
-		m_al[i] = full_mbuf(mp, data, len, RTE_PKTMBUF_HEADROOM - 64 + 12);
+		m[i] = tl_mbuf_build_at(mp, data, len, 0, RTE_PKTMBUF_HEADROOM);
+		m_al[i] = tl_mbuf_build_at(mp, data, len, 0,
+			RTE_PKTMBUF_HEADROOM - 64 + 12);
+		if (m[i] == NULL || m_al[i] == NULL) {
+			fprintf(stderr, "mempool empty\n");
+			exit(1);
+		}
 	}
 	tx_layout(tx, len);
 	for (j = 0; j < NVARIANT; j++) /* warm-up */
@@ -306,7 +280,7 @@ main(int argc, char **argv)
 			argv[0], MAXBLK);
 		return 2;
 	}
-	if (tg_eal_init(argv[0], "vsw_bench_virtq") < 0)
+	if (tl_eal_init(argv[0], "vsw_bench_virtq") < 0)
 		return 1;
 	mp = rte_pktmbuf_pool_create("bench_virtq", 4095, 256, 0,
 		RTE_MBUF_DEFAULT_BUF_SIZE, (int)rte_socket_id());

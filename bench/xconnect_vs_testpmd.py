@@ -18,161 +18,62 @@ dequeued (vsw's also covers its loop overhead, so it is the stricter one).
 Rates are deltas over a measurement window after a warm-up.
 
 The machine is shared: run under nice, expect noise, compare ratios.
-    bench/xconnect_vs_testpmd.py --xconnect build/bench/vsw-xconnect
+    ./vswdev bench-xconnect [--sizes 64,1518] [--reps 3]
+or by hand:
+    PYTHONPATH=test/lib python3 bench/xconnect_vs_testpmd.py \
+        --xconnect build/bench/vsw-xconnect
 """
 import argparse
 import os
-import re
 import shutil
-import signal
 import sys
 import tempfile
 import time
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(HERE, "..", "test", "integration"))
-from xconnect_testpmd import Proc, parse_xc_block, wait_path  # noqa: E402
+from vswtest.proc import sched_wait_ns, wait_path, worker_tid
+from vswtest.testpmd import Guest, VhostBackend, segments
+from vswtest.xconnect import Xconnect
 
 SIZES = (64, 256, 512, 1024, 1518, 4096, 9000)
-SEG = 2048  # guest mbuf data room
 
 
-def segments(size):
-    segs = []
-    while size > 0:
-        segs.append(min(size, SEG))
-        size -= segs[-1]
-    return ",".join(str(s) for s in segs)
-
-
-def guest_argv(args, tmp, tag):
-    vdevs = ["--vdev=net_virtio_user%d,path=%s,queues=1,mrg_rxbuf=1,"
-             "in_order=0" % (i, os.path.join(tmp, s))
-             for i, s in enumerate(("a.sock", "b.sock"))]
-    return ["stdbuf", "-oL", args.testpmd, "--no-huge", "-m", "512",
-            "--no-pci", "--file-prefix=vswb%d-g%s" % (os.getpid(), tag),
-            "--lcores", "0@1,1@0", "--log-level=*:notice"] + vdevs + [
-            "--", "-i", "--total-num-mbufs=16384", "--max-pkt-len=9600",
-            "--enable-scatter"]
-
-
-def dpdk_backend_argv(args, tmp, tag):
-    vdevs = ["--vdev=net_vhost%d,iface=%s,queues=1" %
-             (i, os.path.join(tmp, s))
-             for i, s in enumerate(("a.sock", "b.sock"))]
-    return ["stdbuf", "-oL", args.testpmd, "--no-huge", "-m", "512",
-            "--no-pci", "--file-prefix=vswb%d-d%s" % (os.getpid(), tag),
-            "--lcores", "0@0,1@1", "--log-level=*:notice"] + vdevs + [
-            "--", "-i", "--total-num-mbufs=16384", "--record-core-cycles",
-            "--forward-mode=io"]
-
-
-def vsw_backend_argv(args, tmp, tag):
-    return [args.xconnect, "--no-huge", "-m", "256", "--no-pci",
-            "--no-shconf", "--file-prefix=vswb%d-v%s" % (os.getpid(), tag),
-            "--lcores", "0@0,1@1", "--log-level=*:notice", "--",
-            "--a", os.path.join(tmp, "a.sock"),
-            "--b", os.path.join(tmp, "b.sock")]
-
-
-def worker_tid(pid, name="worker-1"):
-    """The EAL worker thread (our poller / testpmd's forwarding lcore)."""
-    for tid in os.listdir("/proc/%d/task" % pid):
-        try:
-            with open("/proc/%d/task/%s/comm" % (pid, tid)) as f:
-                if f.read().strip().endswith(name):  # lcore-/rte-
-                    return int(tid)
-        except OSError:
-            pass
-    return None
-
-
-def sched_wait_ns(pid, tid):
-    """Time the thread was runnable but waiting for a CPU (schedstat)."""
-    try:
-        with open("/proc/%d/task/%d/schedstat" % (pid, tid)) as f:
-            run, wait, _ = f.read().split()
-        return int(run), int(wait)
-    except (OSError, TypeError, ValueError):
-        return 0, 0
-
-
-class VswBackend:
-    name = "vsw"
-
-    def __init__(self, args, tmp, tag):
-        self.p = Proc("vsw" + tag, vsw_backend_argv(args, tmp, tag), tmp)
-        self.p.wait_for(r"^xconnect ready", 0, 30)
-
-    def snap(self):
-        start = self.p.mark()
-        self.p.p.send_signal(signal.SIGUSR1)
-        m = self.p.wait_for(r"(?s)^stats begin reason=signal.*?^stats end$",
-                            start, 10)
-        s = parse_xc_block(m.group(0))["poller"]
-        return {"t": time.monotonic(), "pkts": s["packets"],
-                "busy": s["busy_cycles"], "deq": s["deq_cycles"],
-                "enq": s["enq_cycles"], "free": s["free_cycles"]}
-
-    def stop(self):
-        self.p.stop(signal.SIGTERM)
-
-
-class DpdkBackend:
-    name = "dpdk"
-
-    def __init__(self, args, tmp, tag):
-        self.p = Proc("dpdk" + tag, dpdk_backend_argv(args, tmp, tag), tmp,
-                      stdin=True)
-        self.p.wait_for(r"testpmd> ", 0, 60)
-        self.p.cmd("start")
-
-    def snap(self):
-        out = self.p.cmd("show fwd stats all")
-        t = time.monotonic()
-        m = re.search(r"\((?:busy|total) cycles=(\d+) / total \w+ packets=(\d+)\)", out)
-        busy, pkts = (int(m.group(1)), int(m.group(2))) if m else (0, 0)
-        return {"t": t, "pkts": pkts, "busy": busy}
-
-    def stop(self):
-        try:
-            self.p.send("stop")
-            self.p.send("quit")
-            self.p.p.wait(15)
-        except Exception:
-            pass
-        self.p.stop(signal.SIGTERM)
+def backend(cls, args, tmp, tag):
+    """vsw-xconnect or testpmd net_vhost on tmp/a.sock, tmp/b.sock."""
+    socks = [os.path.join(tmp, s) for s in ("a.sock", "b.sock")]
+    if cls is Xconnect:
+        return Xconnect(args.xconnect, socks[0], socks[1], tmp, "v" + tag)
+    return VhostBackend(args.testpmd, socks, tmp, tag)
 
 
 def run_one(args, size, backend_cls, tag):
     tmp = tempfile.mkdtemp(prefix="vsw-bench-")
     be = guest = None
     try:
-        be = backend_cls(args, tmp, tag)
-        for s in ("a.sock", "b.sock"):
-            wait_path(os.path.join(tmp, s), be.p)
-        guest = Proc("guest" + tag, guest_argv(args, tmp, tag), tmp,
-                     stdin=True)
-        guest.wait_for(r"testpmd> ", 0, 60)
+        be = backend(backend_cls, args, tmp, tag)
+        socks = [os.path.join(tmp, s) for s in ("a.sock", "b.sock")]
+        for s in socks:
+            wait_path(s, be.p)
+        guest = Guest(args.testpmd, socks, tmp, "g" + tag, queue_size=None)
+        guest.ready()
         guest.cmd("set fwd io")
         guest.cmd("set txpkts " + segments(size))
         guest.cmd("start tx_first %d" % args.tx_first, 30)
         time.sleep(args.warmup)
-        btid = worker_tid(be.p.p.pid)
+        btid = worker_tid(be.p.pid)
         gtid = worker_tid(guest.p.pid)
         a = be.snap()
-        ra, wa = sched_wait_ns(be.p.p.pid, btid)
+        ra, wa = sched_wait_ns(be.p.pid, btid)
         ga = sched_wait_ns(guest.p.pid, gtid)[1]
         time.sleep(args.seconds)
         b = be.snap()
-        rb, wb = sched_wait_ns(be.p.p.pid, btid)
+        rb, wb = sched_wait_ns(be.p.pid, btid)
         gb = sched_wait_ns(guest.p.pid, gtid)[1]
-        guest.send("stop")
-        guest.send("quit")
-        guest.p.wait(20)
+        guest.p.send("stop")
+        guest.p.send("quit")
+        guest.p.p.wait(20)
     finally:
         if guest is not None:
-            guest.stop(signal.SIGTERM)
+            guest.stop()
         if be is not None:
             be.stop()
         if args.keep:
@@ -221,8 +122,8 @@ def main():
     for size in sizes:
         res = {"vsw": [], "dpdk": []}
         for rep in range(args.reps):
-            order = (VswBackend, DpdkBackend) if rep % 2 == 0 else \
-                (DpdkBackend, VswBackend)
+            order = (Xconnect, VhostBackend) if rep % 2 == 0 else \
+                (VhostBackend, Xconnect)
             for cls in order:
                 r = run_one(args, size, cls, "%d%d%s" % (size, rep, cls.name))
                 res[cls.name].append(r)

@@ -71,7 +71,8 @@ size_t copy_large_min = SIZE_MAX;
 static bool inited;
 static unsigned active_idx; /* index in isas[] */
 static uint32_t cpu_found;  /* what CPUID said */
-static uint32_t cpu_hidden; /* test hook mask */
+static uint32_t cpu_hidden; /* test hook mask | env_hidden */
+static uint32_t env_hidden; /* VSW_CPU_HIDE, read once at start-up */
 static size_t large_min_pref = LARGE_MIN_FALLBACK;
 static uint64_t mismatches; /* atomic: validators on any thread */
 
@@ -118,6 +119,44 @@ cpu_probe(void)
 	return 0;
 }
 #endif
+
+/*
+ * VSW_CPU_HIDE: comma-separated feature names to hide (see copy.h), so
+ * the fallback implementations run on a CPU that has better ones. An
+ * unknown name is reported, not fatal: the fallback unit case catches a
+ * setup that hides nothing.
+ */
+static uint32_t
+env_hide(void)
+{
+	static const struct {
+		const char *name;
+		uint32_t bit;
+	} names[] = {
+		{"sse2", VSW_COPY_CPU_SSE2},
+		{"avx2", VSW_COPY_CPU_AVX2},
+		{"avx512", VSW_COPY_CPU_AVX512},
+		{"erms", VSW_COPY_CPU_ERMS},
+	};
+	const char *p = getenv("VSW_CPU_HIDE");
+	uint32_t hide = 0;
+	size_t len, i;
+
+	for (; p != NULL && *p != '\0'; p += len + (p[len] != '\0')) {
+		len = strcspn(p, ",");
+		for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+			if (strlen(names[i].name) == len &&
+				strncmp(p, names[i].name, len) == 0)
+				break;
+		if (i < sizeof(names) / sizeof(names[0]))
+			hide |= names[i].bit;
+		else if (len > 0)
+			fprintf(stderr, "vsw copy: VSW_CPU_HIDE: unknown "
+					"feature '%.*s' ignored\n",
+				(int)len, p);
+	}
+	return hide;
+}
 
 uint32_t
 vsw_copy_cpu_features(void)
@@ -187,6 +226,8 @@ copy_init(void)
 	if (__atomic_load_n(&inited, __ATOMIC_ACQUIRE))
 		return;
 	cpu_found = cpu_probe();
+	env_hidden = env_hide();
+	cpu_hidden = env_hidden;
 	large_min_pref = large_min_default();
 	__atomic_store_n(&active_idx, best_idx(), __ATOMIC_RELAXED);
 	__atomic_store_n(
@@ -344,7 +385,7 @@ void
 vsw_copy_cpu_mask_set(uint32_t hide)
 {
 	copy_init();
-	cpu_hidden = hide;
+	cpu_hidden = hide | env_hidden;
 	large_min_apply();
 	if (!isa_available(active_isa()))
 		__atomic_store_n(&active_idx, best_idx(), __ATOMIC_RELAXED);

@@ -256,8 +256,18 @@ uint32_t vsw_copy_cpu_features(void);
 
 /*
  * Pretend the CPU lacks the features in hide (VSW_COPY_CPU_* bits); 0
- * restores the truth. If the active implementation becomes unavailable the
- * engine falls back to "auto". For tests of the selection logic.
+ * restores the start-up state (the CPU minus VSW_CPU_HIDE). If the active
+ * implementation becomes unavailable the engine falls back to "auto". For
+ * tests of the selection logic.
+ *
+ * VSW_CPU_HIDE (environment, read once at start-up by the copy engine and
+ * the classifier, see dpcls.h): a comma-separated list of features the
+ * process treats as absent: sse2, avx2, avx512, erms. It is ORed into every
+ * mask above, so "auto" and vsw_copy_impl_set() never pick a hidden ISA.
+ * The names are independent: a CPU without AVX2 is "avx2,avx512". Used by
+ * ./vswdev test (meson test --setup noavx512 / noavx2) so the fallback
+ * paths run on a CPU that has the better ones; unknown names are reported
+ * on stderr and ignored.
  */
 void vsw_copy_cpu_mask_set(uint32_t hide);
 

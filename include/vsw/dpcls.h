@@ -86,7 +86,13 @@ uint32_t vsw_dpcls_lookup(const struct vsw_dpcls *cls,
  */
 int vsw_dpcls_rerank(struct vsw_dpcls *cls, const uint64_t *hits, uint32_t n);
 
-/* Lookup implementations, selectable at run time by name. */
+/*
+ * Lookup implementations, selectable at run time by name. The environment
+ * variable VSW_CPU_HIDE (read once at start-up, shared with the copy
+ * engine: see copy.h) hides "avx512" when its comma-separated list names
+ * avx512: the implementation is then neither listed nor selectable, as on
+ * a CPU without AVX-512.
+ */
 int vsw_dpcls_impl_set(const char *name);     /* 0, -ENOENT, -ENOTSUP */
 const char *vsw_dpcls_impl_get(void);
 /* Fill names[] with up to max implementation names; returns the count. */

@@ -16,6 +16,7 @@
 #include <errno.h>
 #include <stdatomic.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "dpcls_priv.h"
@@ -32,11 +33,29 @@ probe_always(void)
 	return true;
 }
 
+/* VSW_CPU_HIDE lists avx512 (see dpcls.h); set once at start-up. */
+static bool avx512_hidden;
+
+/* Whether the comma-separated VSW_CPU_HIDE names feature. */
+static bool
+env_hides(const char *feature)
+{
+	const char *p = getenv("VSW_CPU_HIDE");
+	size_t len, n = strlen(feature);
+
+	for (; p != NULL && *p != '\0'; p += len + (p[len] != '\0')) {
+		len = strcspn(p, ",");
+		if (len == n && strncmp(p, feature, n) == 0)
+			return true;
+	}
+	return false;
+}
+
 static bool
 probe_avx512(void)
 {
 #ifdef VSW_DPCLS_HAVE_AVX512
-	return __builtin_cpu_supports("avx512f") &&
+	return !avx512_hidden && __builtin_cpu_supports("avx512f") &&
 	       __builtin_cpu_supports("avx512vl");
 #else
 	return false;
@@ -98,6 +117,7 @@ dpcls_impl_init(void) __attribute__((constructor));
 static void
 dpcls_impl_init(void)
 {
+	avx512_hidden = env_hides("avx512");
 	if (DPCLS_IMPL_DEFAULT != DPCLS_IMPL_AUTOVALIDATOR && probe_avx512())
 		atomic_store(&dpcls_impl_cur, DPCLS_IMPL_AVX512);
 }

@@ -217,9 +217,15 @@ vswd_cmd_pmd_rxq_show(void *ctx, int argc, char **argv,
 		vsw_ctl_reply_printf(r, "]}\n");
 }
 
+/*
+ * The implementations of one module; validator: "on"/"off" for a module
+ * whose validator is a switch (copy), NULL where it is an implementation
+ * (lookup: autovalidator). The mismatch count is what tests assert is 0.
+ */
 static void
 impl_list(struct vsw_ctl_reply *r, const char *current, unsigned n,
-	const char *(*name_of)(unsigned, bool *))
+	const char *(*name_of)(unsigned, bool *), const char *validator,
+	uint64_t mismatches)
 {
 	if (r->json) {
 		vsw_ctl_reply_printf(r, "{\"active\": ");
@@ -241,8 +247,18 @@ impl_list(struct vsw_ctl_reply *r, const char *current, unsigned n,
 				avail ? "" : " (not supported by this CPU)");
 		}
 	}
-	if (r->json)
-		vsw_ctl_reply_printf(r, "]}\n");
+	if (r->json) {
+		vsw_ctl_reply_printf(r, "]");
+		if (validator != NULL)
+			vsw_ctl_reply_printf(r, ", \"validator\": %s",
+				strcmp(validator, "on") == 0 ? "true" : "false");
+		vsw_ctl_reply_printf(r, ", \"validator_mismatches\": %" PRIu64
+			"}\n", mismatches);
+	} else {
+		vsw_ctl_reply_printf(r, "validator%s%s: %" PRIu64
+			" mismatches\n", validator != NULL ? " " : "",
+			validator != NULL ? validator : "", mismatches);
+	}
 }
 
 static const char *
@@ -261,7 +277,9 @@ vswd_cmd_copy_impl_show(void *ctx, int argc, char **argv,
 	(void)ctx;
 	(void)argc;
 	(void)argv;
-	impl_list(r, vsw_copy_impl_get(), vsw_copy_impl_count(), copy_name_of);
+	impl_list(r, vsw_copy_impl_get(), vsw_copy_impl_count(), copy_name_of,
+		vsw_copy_validator_get() ? "on" : "off",
+		vsw_copy_validator_mismatches());
 }
 
 /* The reply of an *-impl-set command: rc from the module's setter. */
@@ -310,7 +328,8 @@ vswd_cmd_lookup_impl_show(void *ctx, int argc, char **argv,
 	(void)ctx;
 	(void)argc;
 	(void)argv;
-	impl_list(r, vsw_dpcls_impl_get(), n, lookup_name_of);
+	impl_list(r, vsw_dpcls_impl_get(), n, lookup_name_of, NULL,
+		vsw_dpcls_validator_mismatches());
 }
 
 void

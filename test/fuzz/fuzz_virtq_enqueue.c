@@ -23,6 +23,7 @@
 
 #include "fuzz_check.h"
 #include "fuzz_virtq.h"
+#include "tl_mbuf.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerInitialize(int *argc, char ***argv);
@@ -53,56 +54,6 @@ LLVMFuzzerInitialize(int *argc, char ***argv)
 	return 0;
 }
 
-
-/* A packet of len bytes in segments of at most seg bytes. */
-static struct rte_mbuf *
-build(struct rte_mempool *mp, uint32_t pkt, uint32_t len, uint32_t seg)
-{
-	struct rte_mbuf *head = NULL, *last = NULL;
-	uint32_t off = 0;
-
-	do {
-		struct rte_mbuf *m = rte_pktmbuf_alloc(mp);
-		uint32_t k;
-
-		FZ_CHECK(m != NULL);
-		k = rte_pktmbuf_tailroom(m);
-		if (k > seg)
-			k = seg;
-		if (k > len - off)
-			k = len - off;
-		memcpy(rte_pktmbuf_mtod(m, uint8_t *), pattern(pkt) + off, k);
-		m->data_len = (uint16_t)k;
-		off += k;
-		if (head == NULL) {
-			head = m;
-		} else {
-			last->next = m;
-			head->nb_segs++;
-		}
-		last = m;
-	} while (off < len);
-	head->pkt_len = len;
-	return head;
-}
-
-static bool
-unchanged(const struct rte_mbuf *m, uint32_t pkt, uint32_t len)
-{
-	uint32_t off = 0;
-
-	if (m->pkt_len != len)
-		return false;
-	for (; m != NULL; m = m->next) {
-		if (off + m->data_len > len ||
-			memcmp(rte_pktmbuf_mtod(m, const uint8_t *),
-				pattern(pkt) + off, m->data_len) != 0)
-			return false;
-		off += m->data_len;
-	}
-	return off == len;
-}
-
 static void
 run_burst(struct fz_in *in, uint16_t n)
 {
@@ -122,8 +73,9 @@ run_burst(struct fz_in *in, uint16_t n)
 		/* mostly MTU-sized, sometimes up to 32 KiB */
 		lens[i] = (l & 0x8000) ? (l & 0x7fffu) : l % 2048u;
 		/* at most 33 segments: 48 packets never drain the pool */
-		pkts[i] = build(mp, i, lens[i],
+		pkts[i] = tl_mbuf_build(mp, pattern(i), lens[i], NULL,
 			RTE_MAX(1 + sg * 16u, lens[i] / 32 + 1));
+		FZ_CHECK(pkts[i] != NULL);
 		offered += lens[i];
 	}
 	fz_snap_take(&s, &vq, &q);
@@ -150,7 +102,7 @@ run_burst(struct fz_in *in, uint16_t n)
 	if (!(q.mode & FZ_M_MRG))
 		FZ_CHECK(published >= got);
 	for (uint16_t i = 0; i < n; i++) {
-		FZ_CHECK(unchanged(pkts[i], i, lens[i]));
+		FZ_CHECK(tl_mbuf_equal(pkts[i], pattern(i), lens[i]));
 		FZ_CHECK(rte_mbuf_check(pkts[i], 1, NULL) == 0);
 	}
 	rte_pktmbuf_free_bulk(pkts, n);

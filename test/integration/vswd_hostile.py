@@ -16,92 +16,22 @@ For every scenario of `hostile_frontend list` (name, counters, what):
   - the a -> b traffic kept flowing during the scenario, and
     sent = received + counted drops (a's deq_drop_*, b's enq_drop_* and
     tx_drops).
-At the end vswd shuts down cleanly and logs "mbuf pool: 0 in use".
+At the end the validators found nothing, and vswd shuts down cleanly and
+logs "mbuf pool: 0 in use".
 
 usage: vswd_hostile.py BUILD_DIR [SCENARIO...]
 """
-import json
 import os
-import socket
+import signal
 import subprocess
 import sys
 import tempfile
 import time
 
+from vswtest.checks import Checks, vswd_end
+from vswtest.vswd import Vswd
+
 BAD_MSG_COUNTERS = ("msg_rejected", "disconnects", "queue_errors")
-
-
-def request(path, line, timeout=10.0):
-    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
-        s.settimeout(timeout)
-        s.connect(path)
-        s.sendall(line.encode() + b"\n")
-        buf = b""
-        while b"\n" not in buf:
-            chunk = s.recv(65536)
-            if not chunk:
-                raise EOFError("closed before reply header")
-            buf += chunk
-        hdr, rest = buf.split(b"\n", 1)
-        status, length = (int(x) for x in hdr.split())
-        while len(rest) < length:
-            chunk = s.recv(65536)
-            if not chunk:
-                raise EOFError("closed mid-reply")
-            rest += chunk
-        return status, rest[:length].decode()
-
-
-class Vswd:
-    def __init__(self, build, tmp):
-        self.run_dir = os.path.join(tmp, "run")
-        self.ctl = os.path.join(self.run_dir, "vswd.ctl")
-        self.log_path = os.path.join(tmp, "vswd.log")
-        self.log = open(self.log_path, "w+")
-        self.p = subprocess.Popen(
-            [os.path.join(build, "switch", "vswd", "vswd"), "--run-dir",
-             self.run_dir, "--no-default-config", "--", "--no-huge", "-m",
-             "512", "--no-shconf", "--file-prefix=vswhostile%d" % os.getpid(),
-             "-l", "0,1", "--log-level=*:notice"],
-            stdout=self.log, stderr=subprocess.STDOUT)
-        for _ in range(200):
-            if os.path.exists(self.ctl):
-                break
-            if self.p.poll() is not None:
-                raise RuntimeError("vswd exited early:\n" + self.log_tail())
-            time.sleep(0.05)
-        else:
-            raise RuntimeError("vswd control socket never appeared")
-        time.sleep(0.2)
-
-    def log_tail(self, n=3000):
-        with open(self.log_path) as f:
-            return f.read()[-n:]
-
-    def cmd(self, line):
-        st, body = request(self.ctl, line)
-        if st != 0:
-            raise RuntimeError("%s: %s" % (line, body))
-        return body
-
-    def json(self, line):
-        return json.loads(self.cmd(line + " --json"))
-
-    def port(self, name):
-        return self.json("port-show " + name)["ports"][0]
-
-    def fds(self):
-        return len(os.listdir("/proc/%d/fd" % self.p.pid))
-
-    def fd_list(self):
-        d = "/proc/%d/fd" % self.p.pid
-        out = []
-        for f in sorted(os.listdir(d), key=int):
-            try:
-                out.append("%s->%s" % (f, os.readlink(os.path.join(d, f))))
-            except OSError:
-                pass
-        return out
 
 
 def counters(port):
@@ -131,7 +61,7 @@ class Traffic:
 
 def pmd_drops(d):
     out = {}
-    for p in d.json("pmd-stats-show")["pmds"]:
+    for p in d.ctl("pmd-stats-show --json")["pmds"]:
         for k, v in p.items():
             if k.startswith("drop") or k.startswith("miss"):
                 out[k] = out.get(k, 0) + v
@@ -156,15 +86,21 @@ def main():
     if only:
         scenarios = [s for s in scenarios if s[0] in only]
     tmp = tempfile.mkdtemp(prefix="vsw-hostile-")
-    d = Vswd(build, tmp)
+    d = Vswd(build, os.path.join(tmp, "run"), tmp, "hostile",
+             default_config=False, eal=["--no-huge", "-m", "512",
+                                        "-l", "0,1"])
+    checks = Checks()
     failed = []
     traffic = None
     t_start = time.time()
     try:
+        d.ready(30)
+        time.sleep(0.2)
         paths = {}
         for name in ("a", "b", "h"):
-            paths[name] = d.json("port-add %s vhost-user" % name)["path"]
-        d.cmd("flow-add in_port=a,actions=output:b,output:h")
+            paths[name] = d.ctl("port-add %s vhost-user --json" %
+                                name)["path"]
+        d.ctl("flow-add in_port=a,actions=output:b,output:h")
         traffic = Traffic(fe, paths["a"], paths["b"])
         time.sleep(0.3)
         t0 = traffic.mark()
@@ -190,7 +126,7 @@ def main():
                 out = ""
             # h gone: wait for vswd to notice the disconnect
             for _ in range(100):
-                if d.p.poll() is not None:
+                if not d.alive():
                     break
                 try:
                     link = d.port("h")["link"]
@@ -200,20 +136,20 @@ def main():
                         "guest connected" not in link:
                     break
                 time.sleep(0.03)
-            if d.p.poll() is not None:
-                d.p.wait()
-                errs.append("vswd DIED (rc %s)" % d.p.returncode)
+            if not d.alive():
+                d.p.p.wait()
+                errs.append("vswd DIED (rc %s)" % d.p.p.returncode)
                 failed.append((name, errs))
                 print("FAIL %-26s %s" % (name, "; ".join(errs)))
                 break
             try:
-                st, body = request(d.ctl, "version", timeout=5)
+                st, body = d.request("version", timeout=5)
                 if st != 0:
                     errs.append("version: " + body)
             except (OSError, EOFError) as e:
                 try:
-                    d.p.wait(timeout=3)
-                    e = "died, rc %s" % d.p.returncode
+                    d.p.p.wait(timeout=3)
+                    e = "died, rc %s" % d.p.p.returncode
                 except subprocess.TimeoutExpired:
                     pass
                 errs.append("vswd does not answer: %s" % e)
@@ -274,40 +210,37 @@ def main():
                 print("      note (%s): %s" % (name, "; ".join(notes)))
             if errs:
                 failed.append((name, errs))
+            else:
+                checks.passed += 1  # a scenario is one check
             print("%s %-26s %-40s a->b %d/%d%s" % (
                 "FAIL" if errs else "ok  ", name, " ".join(moved), recv,
                 sent, (" | " + "; ".join(errs)) if errs else ""))
             sys.stdout.flush()
-        if d.p.poll() is None:
+        if d.alive():
             final = traffic.mark(quit=True)
             traffic.p.wait(timeout=10)
             traffic = None
             print("traffic a -> b overall: sent %d received %d bad %d" % (
                 final["sent"], final["received"], final["bad"]))
-            request(d.ctl, "shutdown")
-            rc = d.p.wait(timeout=30)
-            log = d.log_tail(100000)
-            if rc != 0:
-                failed.append(("shutdown", ["vswd exit code %d" % rc]))
-            if "mbuf pool: 0 in use" not in log:
-                failed.append(("shutdown",
-                               ["mbuf pool not back to 0 in use"]))
+            vswd_end(checks, d)
+            log = d.p.buf
             print("vswd log: %d lines, %d warnings" % (
                 log.count("\n"), log.count("WARNING") + log.count("warn")))
+    except Exception as e:  # report, clean up, fail
+        checks.fail("ERROR: %r" % e)
     finally:
         if traffic is not None:
             traffic.p.kill()
-        if d.p.poll() is None:
-            d.p.kill()
-            d.p.wait()
+        if d.alive():
+            d.stop(signal.SIGKILL)
     print("%d scenarios, %d failed, %.1f s" % (
         len(scenarios), len(failed), time.time() - t_start))
-    if failed:
-        for name, errs in failed:
-            print("FAIL", name, "; ".join(errs))
-        print("--- vswd log tail ---\n" + d.log_tail())
-        sys.exit(1)
+    for name, errs in failed:
+        checks.fail("%s: %s" % (name, "; ".join(errs)))
+    if checks.failures:
+        print("--- vswd log tail ---\n" + d.p.tail())
+    return checks.finish(tmp)
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

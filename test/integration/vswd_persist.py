@@ -22,31 +22,26 @@ import signal
 import sys
 import tempfile
 
-from vswtest import CtlError, Proc, Vswd, check, finish, rm_runtime_dir
+from vswtest.checks import Checks, vswd_end
+from vswtest.ctl import CtlError
+from vswtest.vswd import Vswd
 
 
-class StateVswd(Vswd):
-    """Vswd with --config/--state (and an environment for the crash
-    hook); the rest (ready, ctl, stop) as in vswtest."""
-
-    def __init__(self, build, tmp, tag, env=None):
-        self.vswd = os.path.join(build, "switch", "vswd", "vswd")
-        self.run_dir = os.path.join(tmp, "run")
-        self.ctl_path = os.path.join(self.run_dir, "vswd.ctl")
-        self.state = os.path.join(tmp, "vswd.state")
-        self.prefix = "vswd%d-%s" % (os.getpid(), tag)
-        argv = [self.vswd, "--run-dir", self.run_dir,
-                "--config", os.path.join(tmp, "vswd.conf"),
-                "--state", self.state, "--", "--no-shconf",
-                "--no-telemetry", "--file-prefix=" + self.prefix,
-                "--log-level=*:notice"]
-        saved = dict(os.environ)
-        os.environ.update(env or {})
-        try:
-            self.p = Proc("vswd-" + tag, argv, tmp)
-        finally:
-            os.environ.clear()
-            os.environ.update(saved)
+def state_vswd(tmp, build, tag, env=None):
+    """vswd with the test's --config and --state; env (the crash hook)
+    is set for it alone."""
+    saved = dict(os.environ)
+    os.environ.update(env or {})
+    try:
+        v = Vswd(build, os.path.join(tmp, "run"), tmp, tag,
+                 config=os.path.join(tmp, "vswd.conf"),
+                 args=["--state", os.path.join(tmp, "vswd.state")])
+    finally:
+        os.environ.clear()
+        os.environ.update(saved)
+    v.state = os.path.join(tmp, "vswd.state")
+    v.ready()
+    return v
 
 
 CONFIG = """# start-up configuration of the test
@@ -55,6 +50,9 @@ port-add vm2 vhost-user
 flow-add priority=0,actions=normal
 """
 
+# A validator build must keep the classifier autovalidator on (vswd_end).
+LOOKUP = ("autovalidator" if os.environ.get("VSW_VALIDATOR") == "1"
+          else "generic")
 # Run-time changes: every command the state file keeps.
 CHANGES = [
     "port-add vm3 vhost-user queues=2",
@@ -67,7 +65,7 @@ CHANGES = [
     "port-del gone",
     "emc-set 20",
     "copy-impl-set scalar",
-    "lookup-impl-set generic",
+    "lookup-impl-set " + LOOKUP,
 ]
 
 
@@ -81,77 +79,74 @@ def view(v):
             "ports": sorted(v.ports())}
 
 
-def same(before, after, when, failures):
+def same(c, before, after, when):
     for k in before:
-        check(after[k] == before[k], "%s the same %s" % (k, when), failures)
-        if after[k] != before[k]:
+        if not c.check(after[k] == before[k], "%s the same %s" % (k, when)):
             print("before:\n%s\nafter:\n%s" % (before[k], after[k]))
 
 
-def start(build, tmp, tag, env=None):
-    v = StateVswd(build, tmp, tag, env)
-    v.ready()
-    return v
-
-
-def case_restart(build, tmp, sig, failures):
-    v = start(build, tmp, "first")
-    for c in CHANGES:
-        v.ctl(c)
+def case_restart(c, build, tmp, sig):
+    v = state_vswd(tmp, build, "first")
+    for cmd in CHANGES:
+        v.ctl(cmd)
     before = view(v)
     shown = v.ctl("config-show --json")
-    check(shown["state_file"] == v.state, "config-show --json names the "
-          "state file", failures)
-    check(len(shown["commands"]) == 3 + 4 + 3, "config-show has 3 "
-          "settings, 4 ports, 3 rules: %s" % shown["commands"], failures)
-    check(open(v.state).read() == before["config"], "the state file is "
-          "what config-show prints", failures)
-    v.stop(sig)
-    v = start(build, tmp, "second")
-    check(re.search(r"starting from state file", v.p.buf) is not None,
-          "the second run starts from the state file", failures)
-    same(before, view(v), "after %s and a restart" %
-         signal.Signals(sig).name, failures)
-    # and the restored state keeps changing and being kept
+    c.check(shown["state_file"] == v.state,
+            "config-show --json names the state file")
+    c.check(len(shown["commands"]) == 3 + 4 + 3,
+            "config-show has 3 settings, 4 ports, 3 rules",
+            shown["commands"])
+    c.check(open(v.state).read() == before["config"],
+            "the state file is what config-show prints")
+    if sig == signal.SIGTERM:
+        vswd_end(c, v, "SIGTERM")
+    else:
+        v.stop(sig)
+    v = state_vswd(tmp, build, "second")
+    c.check(re.search(r"starting from state file", v.p.buf) is not None,
+            "the second run starts from the state file")
+    same(c, before, view(v), "after %s and a restart" %
+         signal.Signals(sig).name)
+    # the restored state keeps changing and being kept
     v.ctl("port-del vm3")
-    check("vm3" not in open(v.state).read(), "port-del after the restart "
-          "reaches the state file", failures)
-    v.stop(signal.SIGTERM)
+    c.check("vm3" not in open(v.state).read(),
+            "port-del after the restart reaches the state file")
+    vswd_end(c, v)
 
 
-def case_crash(build, tmp, where, failures):
+def case_crash(c, build, tmp, where):
     # save 1: start-up; 2: port-add vm3; 3: flow-add (dies there)
-    v = start(build, tmp, "crash", {"VSWD_TEST_CRASH_SAVE": where + ":3"})
+    v = state_vswd(tmp, build, "crash",
+                   {"VSWD_TEST_CRASH_SAVE": where + ":3"})
     v.ctl("port-add vm3 vhost-user")
     before = view(v)
     old = open(v.state).read()
-    check(old == before["config"], "state file = config-show before the "
-          "crash", failures)
+    c.check(old == before["config"], "state file = config-show before the "
+            "crash")
     try:
         st, body = v.request("flow-add in_port=vm3,actions=output:vm1")
-        check(False, "flow-add answered (%d %s) instead of crashing" %
-              (st, body), failures)
+        c.fail("flow-add answered (%d %s) instead of crashing" % (st, body))
     except (CtlError, OSError):
         pass
     rc = v.p.p.wait(20)
-    check(rc == 99, "vswd died in the save (exit %s)" % rc, failures)
-    rm_runtime_dir(v.prefix)
-    check(open(v.state).read() == old, "state file untouched by the "
-          "crash", failures)
+    c.check(rc == 99, "vswd died in the save (exit %s)" % rc)
+    v.stop()
+    c.check(open(v.state).read() == old, "state file untouched by the "
+            "crash")
     tmpf = v.state + ".tmp"
     left = open(tmpf).read() if os.path.exists(tmpf) else ""
     if where == "mid-write":
-        check(0 < len(left) < len(old) + 40 and "in_port=vm3" not in left,
-              "a half-written temp file was left: %r" % left, failures)
+        c.check(0 < len(left) < len(old) + 40 and "in_port=vm3" not in left,
+                "a half-written temp file was left", repr(left))
     else:
-        check("in_port=vm3" in left, "the complete new state was in the "
-              "temp file: %r" % left, failures)
-    v = start(build, tmp, "after")
-    same(before, view(v), "after the crash and a restart", failures)
+        c.check("in_port=vm3" in left,
+                "the complete new state was in the temp file", repr(left))
+    v = state_vswd(tmp, build, "after")
+    same(c, before, view(v), "after the crash and a restart")
     v.ctl("flow-add in_port=vm3,actions=output:vm1")
-    check("in_port=vm3" in open(v.state).read(), "the next save after the "
-          "crash works (temp file overwritten)", failures)
-    v.stop(signal.SIGTERM)
+    c.check("in_port=vm3" in open(v.state).read(),
+            "the next save after the crash works (temp file overwritten)")
+    vswd_end(c, v)
 
 
 def main():
@@ -164,20 +159,17 @@ def main():
     tmp = tempfile.mkdtemp(prefix="vsw-persist-")
     with open(os.path.join(tmp, "vswd.conf"), "w") as f:
         f.write(CONFIG)
-    failures = []
+    c = Checks()
     try:
-        if a.case == "restart-term":
-            case_restart(a.build, tmp, signal.SIGTERM, failures)
-        elif a.case == "restart-kill":
-            case_restart(a.build, tmp, signal.SIGKILL, failures)
-        elif a.case == "crash-rename":
-            case_crash(a.build, tmp, "before-rename", failures)
+        if a.case.startswith("restart-"):
+            case_restart(c, a.build, tmp, signal.SIGTERM
+                         if a.case == "restart-term" else signal.SIGKILL)
         else:
-            case_crash(a.build, tmp, "mid-write", failures)
+            case_crash(c, a.build, tmp, "before-rename"
+                       if a.case == "crash-rename" else "mid-write")
     except Exception as e:  # a broken step is a failure, logs kept
-        failures.append("%s: %s" % (type(e).__name__, e))
-        print("FAIL:", failures[-1])
-    return finish(tmp, failures, a.keep)
+        c.fail("%s: %s" % (type(e).__name__, e))
+    return c.finish(tmp, a.keep)
 
 
 if __name__ == "__main__":

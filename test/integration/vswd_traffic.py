@@ -31,17 +31,15 @@ usage: vswd_traffic.py --build BUILD_DIR --case CASE [--seconds S]
 """
 import argparse
 import os
-import re
 import shutil
 import signal
-import subprocess
 import sys
 import tempfile
 import time
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from vswtest import (Guest, Vswd, check, check_identity, finish,  # noqa: E402
-                     segments, snap_delta)
+from vswtest.checks import Checks, identity, vswd_end
+from vswtest.testpmd import Guest, jumbo_rx, segments
+from vswtest.vswd import Vswd, snap_delta
 
 CASES = ("rules", "normal", "jumbo", "mq", "restart-server",
          "restart-client", "churn", "sigterm", "shutdown")
@@ -51,11 +49,11 @@ XCONNECT = ("priority=100,in_port=vm1,actions=output:vm2",
 
 
 class Case:
-    def __init__(self, args, tmp, failures):
+    def __init__(self, args, tmp, checks):
         self.args = args
         self.tmp = tmp
         self.run = os.path.join(tmp, "run")
-        self.failures = failures
+        self.checks = checks
         self.name = args.case
         self.queues = 2 if args.case == "mq" else 1
         self.client = args.case == "restart-client"
@@ -63,6 +61,9 @@ class Case:
         self.guests = []
         self.gsocks = [os.path.join(self.run if not self.client else tmp,
                                     "%s.sock" % n) for n in ("vm1", "vm2")]
+
+    def check(self, cond, what):
+        return self.checks.check(cond, what)
 
     def config(self):
         """Start-up commands for vswd (None: its default config)."""
@@ -128,37 +129,17 @@ class Case:
 
     def identity(self, tag, gs, x):
         pairs = {0: "vm1", 1: "vm2"}
-        sent, recv, _ = check_identity(tag, gs, pairs, x, self.failures)
-        check(recv > 0 and recv >= sent // 2,
-              "%s: traffic flowed (%d of %d received)" % (tag, recv, sent),
-              self.failures)
+        sent, recv, _ = identity(self.checks, tag, gs, pairs, x)
+        self.check(recv > 0 and recv >= sent // 2,
+                   "%s: traffic flowed (%d of %d received)" % (tag, recv,
+                                                               sent))
         return sent, recv
 
     def finish(self, how="shutdown"):
-        """Graceful stop: exit 0, all mbufs back, sockets unlinked."""
-        v = self.vswd
-        t0 = time.monotonic()
-        if how == "shutdown":
-            status, body = v.request("shutdown")
-            check(status == 0, "vswctl shutdown accepted", self.failures)
-        else:
-            v.p.p.send_signal(signal.SIGTERM)
-        try:
-            rc = v.p.p.wait(30)
-        except subprocess.TimeoutExpired:
-            rc = None
-        dt = time.monotonic() - t0
-        v.stop(signal.SIGKILL)
-        self.vswd = None
-        check(rc == 0, "vswd exited with 0 after %s (rc %s, %.1f s)" %
-              (how, rc, dt), self.failures)
-        m = re.search(r"mbuf pool: (\d+) in use", v.p.buf)
-        check(m is not None and m.group(1) == "0",
-              "mbuf pool back to 0 in use (%s)" %
-              (m.group(0) if m else "no pool line"), self.failures)
-        left = [f for f in os.listdir(self.run)
-                if f.endswith(".sock") or f.endswith(".ctl")]
-        check(not left, "sockets unlinked (left: %s)" % left, self.failures)
+        """Validators silent, graceful stop: exit 0, all mbufs back,
+        sockets unlinked."""
+        v, self.vswd = self.vswd, None
+        vswd_end(self.checks, v, how)
 
 
 def case_simple(c):
@@ -170,22 +151,21 @@ def case_simple(c):
     c.identity(c.name, gs, x)
     if c.name == "jumbo":
         for p, name in ((0, "vm1"), (1, "vm2")):
-            check(gs[p]["RX-bytes"] == 9000 * gs[p]["RX-packets"],
-                  "jumbo: guest port %d received only 9000 B frames "
-                  "(%d B in %d)" % (p, gs[p]["RX-bytes"],
-                                    gs[p]["RX-packets"]), c.failures)
+            c.check(gs[p]["RX-bytes"] == 9000 * gs[p]["RX-packets"],
+                    "jumbo: guest port %d received only 9000 B frames "
+                    "(%d B in %d)" % (p, gs[p]["RX-bytes"],
+                                      gs[p]["RX-packets"]))
             feats = c.vswd.ports()[name]["features"]
-            check(feats & (1 << 15),
-                  "jumbo: %s negotiated VIRTIO_NET_F_MRG_RXBUF (%#x): "
-                  "2 KiB guest buffers, so 9000 B arrive merged" %
-                  (name, feats), c.failures)
+            c.check(feats & (1 << 15),
+                    "jumbo: %s negotiated VIRTIO_NET_F_MRG_RXBUF (%#x): "
+                    "2 KiB guest buffers, so 9000 B arrive merged" %
+                    (name, feats))
     if c.name in ("jumbo", "rules", "normal"):
         xs = g.xstats()
         for p in (0, 1):
-            big = sum(v for k, v in xs.get(p, {}).items()
-                      if re.fullmatch(r"rx_q\d+_size_1519_max_packets", k))
-            check(big > 0, "%s: guest port %d received jumbo frames: %d" %
-                  (c.name, p, big), c.failures)
+            big = jumbo_rx(xs, p)
+            c.check(big > 0, "%s: guest port %d received jumbo frames: %d" %
+                    (c.name, p, big))
     if c.name == "mq":
         # The guest sends on both queues (tx_first primes every stream);
         # vswd polls both, and with one PMD and two queue pairs it keeps
@@ -195,19 +175,18 @@ def case_simple(c):
         for p in (0, 1):
             for q in range(c.queues):
                 n = xs.get(p, {}).get("tx_q%d_good_packets" % q, 0)
-                check(n > 0, "mq: guest port %d sent %d on queue %d" %
-                      (p, n, q), c.failures)
+                c.check(n > 0, "mq: guest port %d sent %d on queue %d" %
+                        (p, n, q))
                 n = xs.get(p, {}).get("rx_q%d_good_packets" % q, 0)
-                check(n > 0, "mq: guest port %d received %d on queue %d" %
-                      (p, n, q), c.failures)
+                c.check(n > 0, "mq: guest port %d received %d on queue %d" %
+                        (p, n, q))
         rxq = c.vswd.ctl("pmd-rxq-show --json")["rxqs"]
-        check(len(rxq) == 4, "mq: vswd polls 4 rx queues (%d)" % len(rxq),
-              c.failures)
+        c.check(len(rxq) == 4, "mq: vswd polls 4 rx queues (%d)" % len(rxq))
     if c.name == "rules":
         hits = [r["n_packets"] for r in c.vswd.ctl("flow-dump --json")
                 ["rules"]]
-        check(len(hits) == 2 and all(h > 0 for h in hits),
-              "rules: both cross-connect rules hit (%s)" % hits, c.failures)
+        c.check(len(hits) == 2 and all(h > 0 for h in hits),
+                "rules: both cross-connect rules hit (%s)" % hits)
     g.quit()
     c.finish()
 
@@ -236,11 +215,11 @@ def case_restart(c):
         gs, x = c.traffic(g, c.args.seconds / 3)
         c.identity("after restart", gs, x)
         g.quit()
-    check(c.vswd.p.p.poll() is None and c.vswd.p.p.pid == pid,
-          "vswd survived %d guest lifetimes" % 3, c.failures)
+    c.check(c.vswd.p.p.poll() is None and c.vswd.p.p.pid == pid,
+            "vswd survived %d guest lifetimes" % 3)
     conns = {n: p["connects"] for n, p in c.vswd.ports().items()}
-    check(all(v == 3 for v in conns.values()),
-          "each port saw 3 connections: %s" % conns, c.failures)
+    c.check(all(v == 3 for v in conns.values()),
+            "each port saw 3 connections: %s" % conns)
     c.finish()
 
 
@@ -270,14 +249,13 @@ def case_churn(c):
         n["del"], n["add"], n["drop"], time.monotonic() - t0))
     c.identity("churn", gs, x)
     rules = c.vswd.ctl("flow-dump --json")["rules"]
-    check(len(rules) == 3, "churn: 3 rules left (%d)" % len(rules),
-          c.failures)
+    c.check(len(rules) == 3, "churn: 3 rules left (%d)" % len(rules))
     # forwarding still exact after the churn
     gs, x = c.traffic(g, 1.0)
     c.identity("after churn", gs, x)
-    check(x["pmd"].get("drop_action", 0) == 0 and
-          x["pmd"].get("drop_no_rule", 0) == 0,
-          "after churn: no rule drops", c.failures)
+    c.check(x["pmd"].get("drop_action", 0) == 0 and
+            x["pmd"].get("drop_no_rule", 0) == 0,
+            "after churn: no rule drops")
     g.quit()
     c.finish()
 
@@ -293,11 +271,9 @@ def case_stop_under_traffic(c):
     time.sleep(c.args.seconds)
     before = c.vswd.pmd_stats()["rx_packets"]
     time.sleep(0.5)
-    check(c.vswd.pmd_stats()["rx_packets"] > before, "traffic flowing",
-          c.failures)
+    c.check(c.vswd.pmd_stats()["rx_packets"] > before, "traffic flowing")
     c.finish("sigterm" if c.name == "sigterm" else "shutdown")
-    check(g.p.p.poll() is None, "guest survived the backend's exit",
-          c.failures)
+    c.check(g.p.p.poll() is None, "guest survived the backend's exit")
     g.stop()
 
 
@@ -315,9 +291,9 @@ def main():
         print("dpdk-testpmd not found: skipped")
         return 77
     tmp = tempfile.mkdtemp(prefix="vswd-it-")
-    failures = []
+    checks = Checks()
     print("case %s, temp dir %s" % (args.case, tmp))
-    c = Case(args, tmp, failures)
+    c = Case(args, tmp, checks)
     try:
         if args.case.startswith("restart"):
             case_restart(c)
@@ -328,14 +304,13 @@ def main():
         else:
             case_simple(c)
     except Exception as e:  # report, clean up, fail
-        failures.append(str(e))
-        print("ERROR: %s" % e)
+        checks.fail("ERROR: %s" % e)
     finally:
         for g in c.guests:
             g.kill()
         if c.vswd is not None:
             c.vswd.stop(signal.SIGKILL)
-    return finish(tmp, failures, args.keep)
+    return checks.finish(tmp, args.keep)
 
 
 if __name__ == "__main__":

@@ -24,125 +24,75 @@ in a finally block; sockets and runtime files live in a fresh temp dir.
 """
 import argparse
 import os
-import re
 import shutil
 import signal
 import sys
 import tempfile
 import time
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from vswtest import (Proc, check, delta, drain, finish, parse_fwd_stats,  # noqa: E402,F401
-                     parse_port_stats, parse_xstats, wait_path)
+from vswtest.checks import Checks
+from vswtest.proc import wait_path
+from vswtest.testpmd import Guest, jumbo_rx, parse_fwd_stats
+from vswtest.vswd import VIRTQ_DEQ_DROPS, VIRTQ_ENQ_DROPS, delta
+from vswtest.xconnect import Xconnect
 
 TXPKTS = "64,1436,2000,2000,2000,1500"  # txsplit rand: 64 .. 9000 B
 BURST = 32
 QUEUE_SIZE = 1024  # guest rings: a tx_first batch fits in the RX ring
 
 
-def testpmd_argv(args, tmp, rnd, server):
-    vdevs = []
-    for i, s in enumerate(("a.sock", "b.sock")):
-        v = ("net_virtio_user%d,path=%s,queues=%d,mrg_rxbuf=1,in_order=0,"
-             "queue_size=%d" % (i, os.path.join(tmp, s), args.queues,
-                                QUEUE_SIZE))
-        if server:
-            v += ",server=1"
-        vdevs.append("--vdev=" + v)
-    # stdbuf: testpmd's printf output must reach the pipe before the
-    # prompt that cmdline write()s unbuffered, or outputs interleave.
-    return ["stdbuf", "-oL", args.testpmd, "--no-huge", "-m", "512", "--no-pci",
-            "--file-prefix=vswit%d-tp%d" % (os.getpid(), rnd),
-            "--lcores", "0@1,1@0", "--log-level=*:notice"] + vdevs + [
-            "--", "-i", "--total-num-mbufs=16384", "--max-pkt-len=9600",
-            "--enable-scatter", "--burst=%d" % BURST,
-            "--rxq=%d" % args.queues, "--txq=%d" % args.queues]
+def start_xconnect(args, tmp, client):
+    return Xconnect(args.xconnect, os.path.join(tmp, "a.sock"),
+                    os.path.join(tmp, "b.sock"), tmp, "xc",
+                    queues=args.queues, client=client, info=True)
 
 
-def xconnect_argv(args, tmp, client):
-    argv = [args.xconnect, "--no-huge", "-m", "256", "--no-pci",
-            "--no-shconf", "--file-prefix=vswit%d-xc" % os.getpid(),
-            "--lcores", "0@0,1@1", "--log-level=*:notice",
-            "--log-level=vsw.*:info", "--",
-            "--a", os.path.join(tmp, "a.sock"),
-            "--b", os.path.join(tmp, "b.sock"),
-            "--queues", str(args.queues)]
-    if client:
-        argv.append("--client")
-    return argv
-
-
-def xc_snapshot(xc):
-    """SIGUSR1 -> the next stats block, as {'A': {...}, 'B': {...}, ...}."""
-    start = xc.mark()
-    xc.p.send_signal(signal.SIGUSR1)
-    m = xc.wait_for(r"(?s)^stats begin reason=signal.*?^stats end$", start, 10)
-    return parse_xc_block(m.group(0))
-
-
-def parse_xc_block(block):
-    res = {}
-    for line in block.splitlines():
-        words = line.split()
-        if len(words) < 2 or words[0] != "stats":
-            continue
-        kv = dict(w.split("=", 1) for w in words[1:] if "=" in w)
-        key = kv.pop("port", None) or words[1].split("=")[0]
-        res[key] = {k: (int(v) if re.fullmatch(r"\d+", v) else v)
-                    for k, v in kv.items()}
-    return res
-
-
-def run_round(args, tmp, rnd, xcs, server_tp, failures):
+def run_round(args, tmp, rnd, xcs, server_tp, c):
     """One guest lifetime: connect, send, drain, compare, quit. xcs holds
-    the vsw-xconnect Proc; in client mode it is started here, once
-    testpmd (the server) has created its sockets."""
-    tp = Proc("testpmd%d" % rnd, testpmd_argv(args, tmp, rnd, server_tp),
-              tmp, stdin=True)
+    the vsw-xconnect; in client mode it is started here, once testpmd
+    (the server) has created its sockets."""
+    socks = [os.path.join(tmp, s) for s in ("a.sock", "b.sock")]
+    g = Guest(args.testpmd, socks, tmp, "tp%d" % rnd, queues=args.queues,
+              server=server_tp, queue_size=QUEUE_SIZE,
+              extra=["--burst=%d" % BURST])
     try:
         if server_tp:  # testpmd creates the sockets, xconnect connects
             # testpmd accepts on a.sock before it even creates b.sock;
             # xconnect retries b.sock until it is there
-            wait_path(os.path.join(tmp, "a.sock"), tp)
+            wait_path(socks[0], g.p)
             if not xcs:
-                xcs.append(Proc("xconnect", xconnect_argv(args, tmp, True),
-                                tmp))
-                xcs[0].wait_for(r"^xconnect ready", 0, 30)
+                xcs.append(start_xconnect(args, tmp, True))
         xc = xcs[0]
-        tp.wait_for(r"testpmd> ", 0, 60)
-        before = xc_snapshot(xc)
+        g.ready()
+        before = xc.snapshot()
         for cmd in ("set fwd rxonly", "set txpkts " + TXPKTS,
                     "set txsplit rand"):
-            tp.cmd(cmd)
-        wait_xc_up(xc, rnd, 2 * args.queues)
+            g.cmd(cmd)
+        xc.wait_up(rnd, 2 * args.queues)
         fwd = {0: {"TX-dropped": 0}, 1: {"TX-dropped": 0}}
         for _ in range(args.batches):
             # tx_first sends all its bursts before rxonly polls: keep a
             # batch small enough for the receiving guest's RX ring
-            tp.cmd("start tx_first %d" % args.bursts, 30)
-            drain(tp)
-            f = parse_fwd_stats(tp.cmd("stop", 30))
+            g.cmd("start tx_first %d" % args.bursts, 30)
+            g.settle(15)
+            f = parse_fwd_stats(g.cmd("stop", 30))
             for p in (0, 1):
                 fwd[p]["TX-dropped"] += f[p]["TX-dropped"]
-        ps = parse_port_stats(tp.cmd("show port stats all"))
-        xs = parse_xstats(tp.cmd("show port xstats all"))
+        ps = g.port_stats()
+        xs = g.xstats()
         time.sleep(0.3)
-        x = delta(xc_snapshot(xc), before)
-        tp.send("quit")
-        tp.p.wait(30)
+        x = delta(xc.snapshot(), before)
+        g.p.send("quit")
+        g.p.p.wait(30)
     finally:
-        tp.stop()
+        g.stop()
     compare(rnd, fwd, ps, xs, x, args.batches * args.bursts * BURST *
-            args.queues, failures)
+            args.queues, c)
 
 
-def compare(rnd, fwd, ps, xs, x, attempted, failures):
+def compare(rnd, fwd, ps, xs, x, attempted, c):
     tag = "round %d" % rnd
-    deq_drops = ("deq_drop_bad_desc", "deq_drop_too_large",
-                 "deq_drop_no_mbuf", "deq_drop_short_hdr")
-    enq_drops = ("enq_drop_ring_full", "enq_drop_not_ready",
-                 "enq_drop_too_large", "enq_drop_bad_desc",
-                 "enq_drop_short_hdr")
+    deq_drops, enq_drops = VIRTQ_DEQ_DROPS, VIRTQ_ENQ_DROPS
     for src, dst, name in ((0, 1, "A"), (1, 0, "B")):
         other = "B" if name == "A" else "A"
         xa, xb = x[name], x[other]
@@ -156,42 +106,25 @@ def compare(rnd, fwd, ps, xs, x, attempted, failures):
               "dequeued %d delivered %d dropped %d, testpmd received %d"
               % (d, sent, fwd[src]["TX-dropped"], attempted,
                  xa["deq_packets"], xb["enq_packets"], drops, recv))
-        check(sent + fwd[src]["TX-dropped"] == attempted,
-              "%s: testpmd accounted for all %d packets" % (d, attempted),
-              failures)
-        check(sent == xdeq, "%s: testpmd TX == xconnect dequeued + drops"
-              % d, failures)
-        check(ps[src]["TX-bytes"] == xa["deq_bytes"],
-              "%s: TX bytes == dequeued bytes" % d, failures)
-        check(xa["deq_packets"] == xenq,
-              "%s: dequeued == delivered + enqueue drops" % d, failures)
-        check(xb["enq_packets"] == recv,
-              "%s: delivered == testpmd RX" % d, failures)
-        check(xb["enq_bytes"] == ps[dst]["RX-bytes"],
-              "%s: delivered bytes == testpmd RX bytes" % d, failures)
-        check(sent == recv + drops,
-              "%s: sent == received + counted drops" % d, failures)
-        check(recv >= sent // 2 and recv > 0,
-              "%s: most packets arrived (%d of %d)" % (d, recv, sent),
-              failures)
-        big = sum(v for k, v in xs.get(dst, {}).items()
-                  if re.fullmatch(r"rx_q\d+_size_1519_max_packets", k))
-        check(big > 0, "%s: jumbo frames (>1518 B) received: %d" % (d, big),
-              failures)
-        check(x[name]["err_ring_broken"] == 0, "%s: ring intact" % d,
-              failures)
-
-
-def wait_xc_up(xc, rnd, vrings, timeout=30.0):
-    """Both ports up (connects counter reached the round number)."""
-    end = time.monotonic() + timeout
-    while time.monotonic() < end:
-        s = xc_snapshot(xc)
-        if all(s[p]["running"] == 1 and s[p]["queues_live"] == vrings and
-               s[p]["connects"] >= rnd for p in ("A", "B")):
-            return
-        time.sleep(0.2)
-    raise RuntimeError("xconnect ports not up for round %d" % rnd)
+        c.check(sent + fwd[src]["TX-dropped"] == attempted,
+                "%s: testpmd accounted for all %d packets" % (d, attempted))
+        c.check(sent == xdeq, "%s: testpmd TX == xconnect dequeued + drops"
+                % d)
+        c.check(ps[src]["TX-bytes"] == xa["deq_bytes"],
+                "%s: TX bytes == dequeued bytes" % d)
+        c.check(xa["deq_packets"] == xenq,
+                "%s: dequeued == delivered + enqueue drops" % d)
+        c.check(xb["enq_packets"] == recv,
+                "%s: delivered == testpmd RX" % d)
+        c.check(xb["enq_bytes"] == ps[dst]["RX-bytes"],
+                "%s: delivered bytes == testpmd RX bytes" % d)
+        c.check(sent == recv + drops,
+                "%s: sent == received + counted drops" % d)
+        c.check(recv >= sent // 2 and recv > 0,
+                "%s: most packets arrived (%d of %d)" % (d, recv, sent))
+        big = jumbo_rx(xs, dst)
+        c.check(big > 0, "%s: jumbo frames (>1518 B) received: %d" % (d, big))
+        c.check(x[name]["err_ring_broken"] == 0, "%s: ring intact" % d)
 
 
 def main():
@@ -212,35 +145,28 @@ def main():
         return 77
     tmp = tempfile.mkdtemp(prefix="vsw-it-")
     client = args.mode == "client"
-    failures = []
+    c = Checks()
     xcs = []
     print("mode %s, temp dir %s" % (args.mode, tmp))
     try:
         if not client:
-            xcs.append(Proc("xconnect", xconnect_argv(args, tmp, False), tmp))
-            xcs[0].wait_for(r"^xconnect ready", 0, 30)
+            xcs.append(start_xconnect(args, tmp, False))
         for rnd in range(1, args.rounds + 1):
-            run_round(args, tmp, rnd, xcs, client, failures)
-        xc = xcs[0]
-        start = xc.mark()
-        rc = xc.stop(signal.SIGTERM)
-        final = parse_xc_block(xc.wait_for(
-            r"(?s)^stats begin reason=exit.*?^stats end$", start, 5).group(0))
-        check(rc == 0, "xconnect exited cleanly (rc %s, all mbufs back)"
-              % rc, failures)
-        check(final["mempool"]["avail"] == final["mempool"]["size"],
-              "mempool full at exit", failures)
+            run_round(args, tmp, rnd, xcs, client, c)
+        rc, final = xcs[0].exit_stats(signal.SIGTERM)
+        c.check(rc == 0, "xconnect exited cleanly (rc %s, all mbufs back)"
+                % rc)
+        c.check(final["mempool"]["avail"] == final["mempool"]["size"],
+                "mempool full at exit")
         for p in ("A", "B"):
-            check(final[p]["connects"] == args.rounds,
-                  "port %s: %d guest lifetimes seen" % (p, args.rounds),
-                  failures)
+            c.check(final[p]["connects"] == args.rounds,
+                    "port %s: %d guest lifetimes seen" % (p, args.rounds))
     except Exception as e:  # report, clean up, fail
-        failures.append(str(e))
-        print("ERROR: %s" % e)
+        c.fail("ERROR: %s" % e)
     finally:
         for xc in xcs:
             xc.stop(signal.SIGKILL)
-    return finish(tmp, failures, args.keep)
+    return c.finish(tmp, args.keep)
 
 
 if __name__ == "__main__":

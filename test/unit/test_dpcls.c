@@ -25,6 +25,8 @@
 
 #include <vsw/dpcls.h>
 
+#include "tl_rng.h"
+
 #define N_LOOKUPS 100000
 #define MAX_RULES 1000
 
@@ -42,15 +44,12 @@ struct ref {
 	unsigned n_masks;
 };
 
-static uint64_t rng_state = 0x243f6a8885a308d3ull;
+static struct tl_rng rng; /* tl_rng_init in main */
 
 static uint32_t
 rnd(void)
 {
-	rng_state ^= rng_state << 13;
-	rng_state ^= rng_state >> 7;
-	rng_state ^= rng_state << 17;
-	return (uint32_t)(rng_state >> 16);
+	return tl_rand32(&rng);
 }
 
 static uint64_t *
@@ -801,6 +800,24 @@ test_early_exit_rerank(void **state)
 	vsw_dpcls_destroy(cls);
 }
 
+/* VSW_CPU_HIDE=...avx512... (./vswdev test): AVX-512 lookups are off. */
+static void
+test_cpu_hide_env(void **state)
+{
+	const char *env = getenv("VSW_CPU_HIDE"), *names[8];
+	unsigned n = vsw_dpcls_impl_list(names, 8), i;
+
+	(void)state;
+	if (env == NULL || strstr(env, "avx512") == NULL)
+		skip();
+	printf("# VSW_CPU_HIDE=%s: classifier starts on %s\n", env,
+		vsw_dpcls_impl_get());
+	for (i = 0; i < n; i++)
+		assert_string_not_equal(names[i], "avx512");
+	assert_string_not_equal(vsw_dpcls_impl_get(), "avx512");
+	assert_int_equal(vsw_dpcls_impl_set("avx512"), -ENOTSUP);
+}
+
 static void
 test_impl_api(void **state)
 {
@@ -839,6 +856,7 @@ int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_cpu_hide_env),
 		cmocka_unit_test(test_impl_api),
 		cmocka_unit_test(test_empty),
 		cmocka_unit_test(test_replace_and_same_key),
@@ -854,5 +872,8 @@ main(void)
 		cmocka_unit_test(test_concurrent_impl_switch),
 	};
 
+	/* The configurations' sanity checks (some keys hit, not all) hold
+	 * for this seed, not for every seed (about 1 in 5 fails them). */
+	tl_rng_init(&rng, "test_dpcls", 0x9e3779b97f4a7c15ull);
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

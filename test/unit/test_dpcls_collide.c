@@ -24,6 +24,7 @@
 #include <cmocka.h>
 
 #include "dpcls_priv.h"
+#include "tl_rng.h"
 
 #define MAX_RULES 400
 #define MAX_KEYS 512
@@ -47,21 +48,18 @@ static unsigned n_keys;
 static unsigned hash_bits;
 static unsigned long n_checked, n_hit; /* lookups checked, of them hits */
 
-static uint64_t rng_state = 0x9e3779b97f4a7c15ull;
+static struct tl_rng rng; /* tl_rng_init in main */
 
 static uint64_t
 rnd64(void)
 {
-	rng_state ^= rng_state << 13;
-	rng_state ^= rng_state >> 7;
-	rng_state ^= rng_state << 17;
-	return rng_state;
+	return tl_rand(&rng);
 }
 
 static unsigned
 rnd(unsigned n)
 {
-	return (unsigned)((rnd64() >> 16) % n);
+	return tl_rand32(&rng) % n;
 }
 
 /* Key words through memcpy: the key's fields are narrower types. */
@@ -552,5 +550,6 @@ main(void)
 	for (i = 0; i < n; i++)
 		printf(" %s", names[i]);
 	printf("\n");
+	tl_rng_init(&rng, "test_dpcls_collide", 0x9e3779b97f4a7c15ull);
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -27,6 +27,8 @@
 
 #include <vsw/flow.h>
 
+#include "tl_rng.h"
+
 #define PB_MAX 600
 #define PB_SNAPS 24
 #define IN_PORT 7
@@ -45,15 +47,12 @@ struct pb {
 	struct vsw_flow_key snap[PB_SNAPS];
 };
 
-static uint64_t rng_state = 0x9e3779b97f4a7c15ull;
+static struct tl_rng rng; /* tl_rng_init in main */
 
 static uint32_t
 rnd(void)
 {
-	rng_state ^= rng_state << 13;
-	rng_state ^= rng_state >> 7;
-	rng_state ^= rng_state << 17;
-	return (uint32_t)(rng_state >> 16);
+	return tl_rand32(&rng);
 }
 
 static void
@@ -792,5 +791,6 @@ main(void)
 		cmocka_unit_test(test_random_packets),
 	};
 
+	tl_rng_init(&rng, "test_flow", 0x9e3779b97f4a7c15ull);
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -404,7 +404,7 @@ test_concurrent_replace(void **state)
 	assert_int_equal(
 		s.c[VSW_PMD_DROP_NO_RULE] + s.c[VSW_PMD_DROP_ACTION], 0);
 	assert_int_equal(s.c[VSW_PMD_RX], received);
-	print_message("%u packets through %u rule-set changes, %" PRIu64
+	print_message("# %u packets through %u rule-set changes, %" PRIu64
 		      " EMC hits, %" PRIu64 " classifier hits\n",
 		received, REPLACES, s.c[VSW_PMD_EMC_HIT], s.c[VSW_PMD_CLS_HIT]);
 	check_identity(c);
@@ -528,7 +528,7 @@ learn_check(struct ctx *c, const struct learn_log *lg)
 			vsw_switch_mac_lookup(c->sw, m), (int)(i % L_PORTS));
 	}
 	print_message(
-		"%u packets, %u delivered, learned from two PMD threads\n",
+		"# %u packets, %u delivered, learned from two PMD threads\n",
 		lg->n, delivered);
 }
 

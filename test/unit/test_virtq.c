@@ -57,7 +57,7 @@
 #include "test_virtq.h"
 
 struct rte_mempool *test_pool;
-struct tg_rng test_rng;
+struct tl_rng test_rng;
 static unsigned int pool_baseline;
 
 static void
@@ -189,15 +189,15 @@ test_translate(void **state)
 static uint32_t
 rand_frame_len(void)
 {
-	switch (tg_rand_range(&test_rng, 0, 9)) {
+	switch (tl_rand_range(&test_rng, 0, 9)) {
 	case 0:
-		return tg_rand_range(&test_rng, 65000, 65535);
+		return tl_rand_range(&test_rng, 65000, 65535);
 	case 1:
 	case 2:
 	case 3:
-		return tg_rand_range(&test_rng, 1, 65535);
+		return tl_rand_range(&test_rng, 1, 65535);
 	default:
-		return tg_rand_range(&test_rng, 1, 1600);
+		return tl_rand_range(&test_rng, 1, 1600);
 	}
 }
 
@@ -206,12 +206,12 @@ static uint32_t
 rand_pieces(uint32_t total, uint32_t hdr, uint32_t *pieces, uint32_t max)
 {
 	uint32_t cuts[TG_CHAIN_MAX + 1], n = 0, i, j, np = 0;
-	uint32_t want = tg_rand_range(&test_rng, 0, max - 1);
+	uint32_t want = tl_rand_range(&test_rng, 0, max - 1);
 
-	if (total > 1 && tg_rand_range(&test_rng, 0, 2) == 0)
+	if (total > 1 && tl_rand_range(&test_rng, 0, 2) == 0)
 		cuts[n++] = hdr < total ? hdr : total - 1; /* header alone */
 	for (i = n; i < want && total > 1; i++)
-		cuts[n++] = tg_rand_range(&test_rng, 1, total - 1);
+		cuts[n++] = tl_rand_range(&test_rng, 1, total - 1);
 	cuts[n++] = total;
 	for (i = 1; i < n; i++) /* insertion sort, few elements */
 		for (j = i; j > 0 && cuts[j - 1] > cuts[j]; j--) {
@@ -243,7 +243,7 @@ rand_frames(struct frame *fr, uint32_t n)
 		fr[i].len = rand_frame_len();
 		fr[i].data = malloc(fr[i].len);
 		assert_non_null(fr[i].data);
-		tg_rand_bytes(&test_rng, fr[i].data, fr[i].len);
+		tl_rand_bytes(&test_rng, fr[i].data, fr[i].len);
 	}
 }
 
@@ -261,7 +261,7 @@ guest_send(struct fx *f, const struct frame *fr, uint32_t n, int *heads)
 	uint32_t i, pieces[16], np;
 
 	for (i = 0; i < n; i++) {
-		bool ind = tg_rand_range(&test_rng, 0, 2) == 0;
+		bool ind = tl_rand_range(&test_rng, 0, 2) == 0;
 
 		np = rand_pieces(f->q.hdr_len + fr[i].len, f->q.hdr_len, pieces,
 			ind ? 16 : 8);
@@ -282,7 +282,7 @@ dequeue_check(struct fx *f, const struct frame *fr, uint32_t n,
 	uint64_t bytes = 0;
 
 	while (got < n) {
-		uint16_t want = (uint16_t)tg_rand_range(&test_rng, 1, 32);
+		uint16_t want = (uint16_t)tl_rand_range(&test_rng, 1, 32);
 		uint16_t k = vsw_virtq_dequeue_burst(f->vq, test_pool, pkts,
 			want);
 
@@ -290,7 +290,7 @@ dequeue_check(struct fx *f, const struct frame *fr, uint32_t n,
 		bursts++;
 		for (i = 0; i < k; i++, got++) {
 			assert_true(got < n);
-			assert_true(tg_mbuf_equal(pkts[i], fr[got].data,
+			assert_true(tl_mbuf_equal(pkts[i], fr[got].data,
 				fr[got].len));
 			bytes += fr[got].len;
 			if (keep != NULL)
@@ -328,7 +328,7 @@ test_dequeue_random(void **state)
 		struct fx *f = fx_new(1024, feats[round % 3]);
 
 		f->vq->deq_align = round & 1;
-		n = tg_rand_range(&test_rng, 1, 32);
+		n = tl_rand_range(&test_rng, 1, 32);
 		rand_frames(fr, n);
 		guest_send(f, fr, n, heads);
 		dequeue_check(f, fr, n, heads, NULL);
@@ -353,10 +353,10 @@ guest_post_rx(struct fx *f, const struct frame *fr, uint32_t n, bool mrg,
 
 		exp_nbufs[i] = 0;
 		while (need > 0) {
-			uint32_t cap = mrg ? tg_rand_range(&test_rng, 12, 5000) :
-				need + tg_rand_range(&test_rng, 0, 64);
+			uint32_t cap = mrg ? tl_rand_range(&test_rng, 12, 5000) :
+				need + tl_rand_range(&test_rng, 0, 64);
 			uint32_t nl = rand_pieces(cap, 12, lens, mrg ? 3 : 16);
-			bool ind = tg_rand_range(&test_rng, 0, 3) == 0;
+			bool ind = tl_rand_range(&test_rng, 0, 3) == 0;
 
 			assert_true(tg_rx_post(&f->q, lens, nl, ind) >= 0);
 			assert_true(nch < 4096);
@@ -373,8 +373,8 @@ guest_post_rx(struct fx *f, const struct frame *fr, uint32_t n, bool mrg,
 static void
 build_mbufs(const struct frame *fr, uint32_t n, struct rte_mbuf **m)
 {
-	uint32_t i, max_seg = tg_rand_range(&test_rng, 0, 1) ? 0 :
-		tg_rand_range(&test_rng, 1, 3000);
+	uint32_t i, max_seg = tl_rand_range(&test_rng, 0, 1) ? 0 :
+		tl_rand_range(&test_rng, 1, 3000);
 
 
 	for (i = 0; i < n; i++) {
@@ -383,7 +383,7 @@ build_mbufs(const struct frame *fr, uint32_t n, struct rte_mbuf **m)
 		uint32_t seg = max_seg == 0 ? 0 : RTE_MAX(max_seg,
 			fr[i].len / 64);
 
-		m[i] = tg_mbuf_build(test_pool, fr[i].data, fr[i].len,
+		m[i] = tl_mbuf_build(test_pool, fr[i].data, fr[i].len,
 			&test_rng, seg);
 		assert_non_null(m[i]);
 	}
@@ -441,7 +441,7 @@ test_enqueue_random(void **state)
 		bool mrg = ft & F_MRG;
 
 		f->vq->hdr_coalign = round & 4;
-		n = tg_rand_range(&test_rng, 1, mrg ? 12 : 24);
+		n = tl_rand_range(&test_rng, 1, mrg ? 12 : 24);
 		rand_frames(fr, n);
 		nch = guest_post_rx(f, fr, n, mrg, exp_len, exp_nbufs);
 		build_mbufs(fr, n, m);
@@ -469,7 +469,7 @@ test_loop_random(void **state)
 
 	(void)state;
 	for (round = 0; round < 16; round++) {
-		n = tg_rand_range(&test_rng, 1, 12);
+		n = tl_rand_range(&test_rng, 1, 12);
 		rand_frames(fr, n);
 		guest_send(tx, fr, n, heads);
 		dequeue_check(tx, fr, n, heads, m);
@@ -662,13 +662,10 @@ main(int argc, char **argv)
 		T(test_notify_event_idx),
 		T(test_reconnect),
 	};
-	const char *seed_env = getenv("VSW_TEST_SEED");
-	uint64_t seed = seed_env != NULL ? strtoull(seed_env, NULL, 0) :
-		0x5eed0001;
 	int rc;
 
 	(void)argc;
-	if (tg_eal_init(argv[0], "vsw_test_virtq") < 0) {
+	if (tl_eal_init(argv[0], "vsw_test_virtq") < 0) {
 		fprintf(stderr, "EAL init failed\n");
 		return 1;
 	}
@@ -678,9 +675,7 @@ main(int argc, char **argv)
 		fprintf(stderr, "mempool: %s\n", rte_strerror(rte_errno));
 		return 1;
 	}
-	printf("seed 0x%llx (VSW_TEST_SEED to repeat)\n",
-		(unsigned long long)seed);
-	tg_rng_seed(&test_rng, seed);
+	tl_rng_init(&test_rng, "test_virtq", 0x5eed0001);
 	rc = cmocka_run_group_tests_name("virtq", tests, NULL, NULL);
 	rc |= test_virtq_hostile_run();
 	rte_mempool_free(test_pool);

@@ -15,7 +15,8 @@
 #include <vsw/virtq.h>
 
 #include "guest.h"
-#include "util.h"
+#include "tl_mbuf.h"
+#include "tl_rng.h"
 
 #define F(bit) (1ull << (bit))
 #define F_MRG F(VSW_VIRTIO_NET_F_MRG_RXBUF)
@@ -33,7 +34,7 @@ struct fx {
 };
 
 extern struct rte_mempool *test_pool;
-extern struct tg_rng test_rng;
+extern struct tl_rng test_rng;
 
 struct fx *fx_new(uint32_t size, uint64_t features);
 /* Re-creates the vsw_virtq from the guest's config (reconnect). */

@@ -58,7 +58,7 @@ tx_still_works(struct fx *f)
 
 	tg_kick(&f->q);
 	assert_int_equal(vsw_virtq_dequeue_burst(f->vq, test_pool, &m, 1), 1);
-	assert_true(tg_mbuf_equal(m, frame, sizeof(frame)));
+	assert_true(tl_mbuf_equal(m, frame, sizeof(frame)));
 	rte_pktmbuf_free(m);
 	assert_int_equal(tg_used_pop(&f->q, &id, &len), 1);
 	assert_int_equal(id, head);
@@ -286,7 +286,7 @@ test_tx_header_and_size(void **state)
 		assert_int_equal(vsw_virtq_dequeue_burst(f->vq, test_pool, &m,
 					 1),
 			1);
-		assert_true(tg_mbuf_equal(m, frame, 1000));
+		assert_true(tl_mbuf_equal(m, frame, 1000));
 		rte_pktmbuf_free(m);
 		assert_int_equal(tg_used_pop(&f->q, &id, &len), 1);
 	}
@@ -408,16 +408,16 @@ test_init_errors(void **state)
 static void
 rand_range(uint64_t pool, uint64_t *addr, uint32_t *len)
 {
-	uint32_t off = tg_rand_range(&test_rng, 0, POOL_LEN - 1);
+	uint32_t off = tl_rand_range(&test_rng, 0, POOL_LEN - 1);
 
-	switch (tg_rand_range(&test_rng, 0, 15)) {
+	switch (tl_rand_range(&test_rng, 0, 15)) {
 	case 0:
 		*addr = TG_RING_GPA + TG_RING_SIZE + off; /* gap */
-		*len = tg_rand_range(&test_rng, 1, 4096);
+		*len = tl_rand_range(&test_rng, 1, 4096);
 		return;
 	case 1:
-		*addr = UINT64_MAX - tg_rand_range(&test_rng, 0, 64);
-		*len = tg_rand_range(&test_rng, 1, 4096);
+		*addr = UINT64_MAX - tl_rand_range(&test_rng, 0, 64);
+		*len = tl_rand_range(&test_rng, 1, 4096);
 		return;
 	case 2:
 		*addr = pool + off;
@@ -425,9 +425,9 @@ rand_range(uint64_t pool, uint64_t *addr, uint32_t *len)
 		return;
 	default:
 		*addr = pool + off;
-		*len = tg_rand_range(&test_rng, 1, POOL_LEN - off);
-		if (*len > 2048 && tg_rand_range(&test_rng, 0, 3) != 0)
-			*len = tg_rand_range(&test_rng, 1, 2048);
+		*len = tl_rand_range(&test_rng, 1, POOL_LEN - off);
+		if (*len > 2048 && tl_rand_range(&test_rng, 0, 3) != 0)
+			*len = tl_rand_range(&test_rng, 1, 2048);
 	}
 }
 
@@ -440,14 +440,14 @@ rand_desc(struct vring_desc *d, uint64_t pool, uint32_t n, uint64_t tables)
 	rand_range(pool, &a, &l);
 	d->addr = a;
 	d->len = l;
-	d->flags = (uint16_t)(tg_rand(&test_rng) & 7);
+	d->flags = (uint16_t)(tl_rand(&test_rng) & 7);
 	if (d->flags & VRING_DESC_F_INDIRECT) { /* point at a random table */
-		d->addr = tables + 16ull * tg_rand_range(&test_rng, 0, 63);
-		d->len = 16 * tg_rand_range(&test_rng, 0, 20) +
-			(tg_rand_range(&test_rng, 0, 7) == 0 ? 8 : 0);
+		d->addr = tables + 16ull * tl_rand_range(&test_rng, 0, 63);
+		d->len = 16 * tl_rand_range(&test_rng, 0, 20) +
+			(tl_rand_range(&test_rng, 0, 7) == 0 ? 8 : 0);
 	}
-	d->next = (uint16_t)(tg_rand_range(&test_rng, 0, 15) == 0 ?
-			tg_rand(&test_rng) : tg_rand_range(&test_rng, 0, n - 1));
+	d->next = (uint16_t)(tl_rand_range(&test_rng, 0, 15) == 0 ?
+			tl_rand(&test_rng) : tl_rand_range(&test_rng, 0, n - 1));
 }
 
 /* One garbage queue: bursts both ways must stay in bounds and add up. */
@@ -469,15 +469,15 @@ garbage_round(uint32_t size, uint64_t features)
 		tg_write(&f->g, tables + 16ull * i, &d, sizeof(d));
 	}
 	for (i = 0; i < size; i++)
-		f->q.avail->ring[i] = (uint16_t)(tg_rand_range(&test_rng, 0,
-			31) == 0 ? tg_rand(&test_rng) :
-			tg_rand_range(&test_rng, 0, size - 1));
-	f->q.avail->idx = (uint16_t)(tg_rand_range(&test_rng, 0, 20) == 0 ?
-			tg_rand(&test_rng) : tg_rand_range(&test_rng, 0, size));
+		f->q.avail->ring[i] = (uint16_t)(tl_rand_range(&test_rng, 0,
+			31) == 0 ? tl_rand(&test_rng) :
+			tl_rand_range(&test_rng, 0, size - 1));
+	f->q.avail->idx = (uint16_t)(tl_rand_range(&test_rng, 0, 20) == 0 ?
+			tl_rand(&test_rng) : tl_rand_range(&test_rng, 0, size));
 	for (i = 0; i < 8; i++)
-		m[i] = fx_mbuf(tg_rand_range(&test_rng, 1, 2000), (uint8_t)i);
+		m[i] = fx_mbuf(tl_rand_range(&test_rng, 1, 2000), (uint8_t)i);
 	for (i = 0; i < 6; i++) {
-		uint16_t burst = (uint16_t)tg_rand_range(&test_rng, 1, 8);
+		uint16_t burst = (uint16_t)tl_rand_range(&test_rng, 1, 8);
 		uint16_t used0 = f->q.used->idx, k;
 
 		if (i & 1) {

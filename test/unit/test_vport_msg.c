@@ -18,6 +18,7 @@
 
 #include <cmocka.h>
 
+#include "tl_rng.h"
 #include "vport_msg_table.h"
 #include "vport_priv.h"
 #include "vu_front.h"
@@ -192,33 +193,34 @@ static void
 test_random(void **state)
 {
 	struct vu_msg m;
+	struct tl_rng r;
 	uint32_t i, k;
 
 	(void)state;
 	port_init();
 	memset(&m, 0, sizeof(m));
-	srand(6);
+	tl_rng_init(&r, "test_vport_msg", 6);
 	for (i = 0; i < 200000; i++) {
 		uint8_t *b = (uint8_t *)&m;
 
 		for (k = 0; k < MSG_BYTES; k++)
-			b[k] = (uint8_t)rand();
-		m.request = (uint32_t)rand() % 24;
-		m.size = (uint32_t)rand() % 3 == 0 ? 8 : (uint32_t)rand() % 300;
+			b[k] = (uint8_t)tl_rand32(&r);
+		m.request = tl_rand32(&r) % 24;
+		m.size = tl_rand32(&r) % 3 == 0 ? 8 : tl_rand32(&r) % 300;
 		if (m.request == 5) {
-			m.u.mem.nregions = (uint32_t)rand() % 10;
+			m.u.mem.nregions = tl_rand32(&r) % 10;
 			m.size = 8 + 32 * (m.u.mem.nregions % 9);
 			for (k = 0; k < 8; k++) /* mostly sane ranges */
-				if (rand() % 4) {
+				if (tl_rand32(&r) % 4) {
 					m.u.mem.r[k].gpa = (uint64_t)k << 30;
 					m.u.mem.r[k].size = 1u << 20;
 					m.u.mem.r[k].uaddr >>= 20;
 					m.u.mem.r[k].offset >>= 20;
 				}
 		} else {
-			m.u.state.index &= rand() % 2 ? 0x3 : 0xffff;
-			if (rand() % 2)
-				m.u.state.num = 1u << (rand() % 17);
+			m.u.state.index &= tl_rand32(&r) % 2 ? 0x3 : 0xffff;
+			if (tl_rand32(&r) % 2)
+				m.u.state.num = 1u << (tl_rand32(&r) % 17);
 		}
 		check(&m);
 	}

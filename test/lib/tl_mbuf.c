@@ -1,15 +1,16 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* Test helpers (see util.h). Test code: trusts its callers. */
+/* mbufs for tests (see tl_mbuf.h). Test code: trusts its callers. */
 #include <stdio.h>
 #include <string.h>
 
 #include <rte_eal.h>
 #include <rte_mbuf.h>
 
-#include "util.h"
+#include "tl_mbuf.h"
+#include "tl_rng.h"
 
 int
-tg_eal_init(const char *prog, const char *file_prefix)
+tl_eal_init(const char *prog, const char *file_prefix)
 {
 	char prefix[128];
 	char *argv[] = {(char *)(uintptr_t)prog, "--no-huge", "-m", "256",
@@ -20,39 +21,10 @@ tg_eal_init(const char *prog, const char *file_prefix)
 	return rte_eal_init((int)RTE_DIM(argv) - 1, argv);
 }
 
-void
-tg_rng_seed(struct tg_rng *r, uint64_t seed)
-{
-	r->s = seed != 0 ? seed : 0x9e3779b97f4a7c15ull;
-}
-
-uint64_t
-tg_rand(struct tg_rng *r)
-{
-	r->s ^= r->s >> 12;
-	r->s ^= r->s << 25;
-	r->s ^= r->s >> 27;
-	return r->s * 0x2545f4914f6cdd1dull;
-}
-
-uint32_t
-tg_rand_range(struct tg_rng *r, uint32_t lo, uint32_t hi)
-{
-	return lo + (uint32_t)(tg_rand(r) % ((uint64_t)hi - lo + 1));
-}
-
-void
-tg_rand_bytes(struct tg_rng *r, uint8_t *p, uint32_t len)
-{
-	uint32_t i;
-
-	for (i = 0; i < len; i++)
-		p[i] = (uint8_t)(tg_rand(r) >> 56);
-}
-
-struct rte_mbuf *
-tg_mbuf_build(struct rte_mempool *mp, const uint8_t *data, uint32_t len,
-	struct tg_rng *r, uint32_t max_seg)
+/* head_off < 0: the pool's default headroom (or a random one with r). */
+static struct rte_mbuf *
+build(struct rte_mempool *mp, const uint8_t *data, uint32_t len,
+	struct tl_rng *r, uint32_t max_seg, int head_off)
 {
 	struct rte_mbuf *head = NULL, *last = NULL;
 	uint32_t off = 0;
@@ -65,13 +37,17 @@ tg_mbuf_build(struct rte_mempool *mp, const uint8_t *data, uint32_t len,
 			rte_pktmbuf_free(head);
 			return NULL;
 		}
-		m->data_off = (uint16_t)tg_rand_range(r, 0, RTE_PKTMBUF_HEADROOM);
+		if (r != NULL)
+			m->data_off = (uint16_t)tl_rand_range(
+				r, 0, RTE_PKTMBUF_HEADROOM);
+		else if (head == NULL && head_off >= 0)
+			m->data_off = (uint16_t)head_off;
 		room = rte_pktmbuf_tailroom(m);
 		if (max_seg != 0 && room > max_seg)
 			room = max_seg;
 		k = len - off < room ? len - off : room;
-		if (k > 1 && tg_rand_range(r, 0, 1))
-			k = tg_rand_range(r, 1, k);
+		if (r != NULL && k > 1 && tl_rand_range(r, 0, 1))
+			k = tl_rand_range(r, 1, k);
 		memcpy(rte_pktmbuf_mtod(m, uint8_t *), data + off, k);
 		m->data_len = (uint16_t)k;
 		off += k;
@@ -87,8 +63,22 @@ tg_mbuf_build(struct rte_mempool *mp, const uint8_t *data, uint32_t len,
 	return head;
 }
 
+struct rte_mbuf *
+tl_mbuf_build(struct rte_mempool *mp, const uint8_t *data, uint32_t len,
+	struct tl_rng *r, uint32_t max_seg)
+{
+	return build(mp, data, len, r, max_seg, -1);
+}
+
+struct rte_mbuf *
+tl_mbuf_build_at(struct rte_mempool *mp, const uint8_t *data, uint32_t len,
+	uint32_t max_seg, uint16_t data_off)
+{
+	return build(mp, data, len, NULL, max_seg, data_off);
+}
+
 bool
-tg_mbuf_equal(const struct rte_mbuf *m, const uint8_t *data, uint32_t len)
+tl_mbuf_equal(const struct rte_mbuf *m, const uint8_t *data, uint32_t len)
 {
 	const struct rte_mbuf *s;
 	uint32_t off = 0, nseg = 0;

@@ -134,13 +134,35 @@ for f in /etc/vsw/vswd.conf /etc/default/vsw /etc/logrotate.d/vsw; do
 		test -f '$root$f'"
 done
 
-step "vswd from the package: start, port-add, config-show, shutdown"
-# the unit's paths, the chroot's libraries and EAL plugins (mempool ring)
-mkdir -p "$root/var/lib/vsw"
-chroot "$root" /usr/sbin/vswd --run-dir /run/vsw \
-	--config /etc/vsw/vswd.conf --state /var/lib/vsw/vswd.state \
-	--pmd-cpus= --memory= -- --no-huge -m 256 --no-shconf \
-	--no-telemetry >"$build/pkg-vswd.log" 2>&1 &
+step "vswd as the unit starts it: port-add, config-show, shutdown"
+# ExecStart with /etc/default/vsw expanded as systemd does ("${VAR}" is one
+# word, even empty; $VAR splits), run in the chroot: the unit's options,
+# the chroot's libraries and EAL plugins (the mempool ring) all take part.
+cat >>"$root/etc/default/vsw" <<'DEF'
+VSWD_MEMORY=256
+VSWD_EAL_ARGS="--no-telemetry --log-level=*:notice"
+DEF
+mkdir -p "$root/run/vsw" "$root/var/lib/vsw"
+mapfile -d '' argv < <(python3 - "$unit" "$root/etc/default/vsw" <<'PY'
+import re, shlex, sys
+unit, env_file = sys.argv[1:3]
+env = {}
+for ln in open(env_file):
+    m = re.match(r"^([A-Z_]+)=(.*)$", ln.strip())
+    if m:
+        env[m.group(1)] = " ".join(shlex.split(m.group(2)))
+line = [l for l in open(unit) if l.startswith("ExecStart=")][0]
+out = []
+for w in line.split("=", 1)[1].split():
+    if re.fullmatch(r"\$[A-Z_]+", w):
+        out += env.get(w[1:], "").split()
+    else:
+        out.append(re.sub(r"\$\{([A-Z_]+)\}", lambda m: env.get(m.group(1), ""), w))
+sys.stdout.write("".join(a + "\0" for a in out))
+PY
+)
+echo "ExecStart: ${argv[*]}"
+chroot "$root" "${argv[@]}" >"$build/pkg-vswd.log" 2>&1 &
 vswd_pid=$!
 for _ in $(seq 100); do
 	[ -S "$root/run/vsw/vswd.ctl" ] && break
@@ -158,6 +180,8 @@ ctl shutdown >/dev/null || true
 wait "$vswd_pid" && rc=0 || rc=$?
 vswd_pid=
 chk "vswd exited 0 (log: $build/pkg-vswd.log)" test "$rc" -eq 0
+grep -q "mbuf pool: 0 in use" "$build/pkg-vswd.log" ||
+	bad "vswd's pool line: $(grep 'mbuf pool' "$build/pkg-vswd.log")"
 
 step "apt-get purge vsw"
 in_root apt-get purge -y -q vsw >>"$build/pkg-apt.log" 2>&1

@@ -35,12 +35,15 @@ usage(FILE *f)
 		"                      CPUs but the first, at least one)\n"
 		"  --memory MB         DPDK memory (default, or empty: hugepages\n"
 		"                      if free, else --no-huge -m %s)\n"
+		"  --metrics [ADDR:]PORT  Prometheus endpoint http://ADDR:PORT/\n"
+		"                      metrics (ADDR 127.0.0.1; 'on' = port %d)\n"
 		"  --commands          print the control commands as JSON (what\n"
 		"                      'vswctl help --json' answers) and exit\n"
 		"  --help\n"
 		"EAL arguments after '--' override the defaults (memory,\n"
 		"lcores, file prefix, --no-pci: pass -a BDF for a PCI NIC).\n",
-		VSWD_RUN_DIR_DEFAULT, NO_HUGE_MEM_MB);
+		VSWD_RUN_DIR_DEFAULT, NO_HUGE_MEM_MB,
+		VSWD_METRICS_PORT_DEFAULT);
 }
 
 /* The command table as JSON, for the man page and completion generator. */
@@ -183,8 +186,9 @@ vswd_opts_parse(struct vswd_opts *o, int argc, char **argv)
 		{"pmd-cpus", required_argument, NULL, 'p'},
 		{"no-default-config", no_argument, NULL, 'n'},
 		{"state", required_argument, NULL, 's'},
-		{"memory", required_argument, NULL, 'm'},
+		{"memory", required_argument, NULL, 'M'},
 		{"commands", no_argument, NULL, 'C'},
+		{"metrics", required_argument, NULL, 'm'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -207,7 +211,7 @@ vswd_opts_parse(struct vswd_opts *o, int argc, char **argv)
 		case 's':
 			o->state = *optarg ? optarg : NULL;
 			break;
-		case 'm':
+		case 'M':
 			if (*optarg != '\0' && (strspn(optarg, "0123456789") !=
 					strlen(optarg) || strlen(optarg) > 7)) {
 				fprintf(stderr, "vswd: --memory wants MB\n");
@@ -220,6 +224,9 @@ vswd_opts_parse(struct vswd_opts *o, int argc, char **argv)
 			exit(0);
 		case 'n':
 			o->no_default_config = true;
+			break;
+		case 'm':
+			o->metrics = optarg;
 			break;
 		case 'h':
 			usage(stdout);

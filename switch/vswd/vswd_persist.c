@@ -33,16 +33,17 @@
 
 #include "vswd_priv.h"
 
-/* Commands whose last accepted form is the setting. */
+/* Commands whose last accepted form is the setting (with no argument,
+ * metrics-endpoint only shows). */
 static const char *const settings[] = {
-	"copy-impl-set", "lookup-impl-set", "emc-set",
+	"copy-impl-set", "lookup-impl-set", "emc-set", "metrics-endpoint",
 };
 #define N_SETTINGS (sizeof(settings) / sizeof(settings[0]))
 
 /* Commands after whose success the state is written. */
 static const char *const changes[] = {
 	"port-add", "port-del", "flow-add", "flow-del", "flow-flush",
-	"copy-impl-set", "lookup-impl-set", "emc-set",
+	"copy-impl-set", "lookup-impl-set", "emc-set", "metrics-endpoint",
 };
 
 /* A port-add line as given, for a port that may still exist. */
@@ -323,6 +324,17 @@ save(struct vswd *d, char *err, size_t errlen)
 
 /* ---- the wrapped command table ---- */
 
+/* Did this successful command change the configuration? Without an
+ * argument metrics-endpoint only shows; flow-flush needs none. */
+static bool
+is_change(int argc, char **argv)
+{
+	if (name_index(changes, sizeof(changes) / sizeof(changes[0]),
+			argv[0]) < 0)
+		return false;
+	return argc > 1 || strcmp(argv[0], "flow-flush") == 0;
+}
+
 /* Every command runs through here: the real handler, then the record and
  * the state file for a change that succeeded. */
 static void
@@ -337,8 +349,7 @@ persist_cmd(void *ctx, int argc, char **argv, struct vsw_ctl_reply *r)
 	while (strcmp(vswd_commands[i].name, argv[0]) != 0)
 		i++;
 	vswd_commands[i].fn(ctx, argc, argv, r);
-	if (r->error || name_index(changes, sizeof(changes) /
-			sizeof(changes[0]), argv[0]) < 0)
+	if (r->error || !is_change(argc, argv))
 		return;
 	if (record(p, argc, argv) < 0) {
 		vsw_ctl_reply_error(r, "%s applied, but out of memory to "

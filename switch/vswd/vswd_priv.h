@@ -21,6 +21,8 @@
 struct ev_loop;
 struct rte_mempool;
 struct vswd_persist;
+struct vswd_metrics;
+struct vswd_rule_times;
 
 #define VSWD_EAL_ARGS_MAX 64
 
@@ -35,6 +37,7 @@ struct vswd_opts {
 	const char *state;      /* NULL: the running configuration is not kept */
 	const char *memory;     /* MB, NULL: the default */
 	bool no_default_config; /* --no-default-config: start empty */
+	const char *metrics;    /* --metrics [ADDR:]PORT; NULL: off */
 	int eal_argc;
 	char *eal_argv[VSWD_EAL_ARGS_MAX];
 };
@@ -85,6 +88,8 @@ struct vswd {
 	const struct vsw_ctl_command *cmds;
 	size_t n_cmds;
 	struct vswd_persist *persist;
+	struct vswd_metrics *metrics;       /* NULL: endpoint off */
+	struct vswd_rule_times *rule_times; /* install time per rule */
 	char ctl_path[256];
 	char pid_path[256];
 	int pid_fd;
@@ -144,6 +149,22 @@ VSWD_CMD(vswd_cmd_lookup_impl_show);
 VSWD_CMD(vswd_cmd_lookup_impl_set);
 VSWD_CMD(vswd_cmd_emc_set);
 VSWD_CMD(vswd_cmd_config_show);
+
+/* Metrics (vswd_metrics*.c): the Prometheus text page, and the HTTP
+ * endpoint serving it from the libev loop. */
+#define VSWD_METRICS_PORT_DEFAULT 9477
+#define VSWD_METRICS_CONTENT_TYPE "text/plain; version=0.0.4; charset=utf-8"
+void vswd_metrics_format(struct vswd *d, struct vsw_ctl_reply *r);
+/* spec: on, PORT, ADDR:PORT or [ADDR6]:PORT; replaces a running endpoint.
+ * 0, or -1 with a one-line reason in err (the endpoint is then off). */
+int vswd_metrics_start(struct vswd *d, const char *spec, char *err,
+	size_t errlen);
+void vswd_metrics_stop(struct vswd *d);
+VSWD_CMD(vswd_cmd_metrics);
+VSWD_CMD(vswd_cmd_metrics_endpoint);
+
+/* Rule install times (vswd_cmds_flow.c), freed at shutdown. */
+void vswd_rule_times_free(struct vswd *d);
 
 /* Ask the loop to stop (signal, "shutdown" command). */
 void vswd_request_stop(struct vswd *d, const char *why);

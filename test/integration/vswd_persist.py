@@ -66,6 +66,8 @@ CHANGES = [
     "emc-set 20",
     "copy-impl-set scalar",
     "lookup-impl-set " + LOOKUP,
+    "metrics-endpoint 127.0.0.1:0",
+    "metrics-endpoint",  # shows: not a change
 ]
 
 
@@ -93,8 +95,8 @@ def case_restart(c, build, tmp, sig):
     shown = v.ctl("config-show --json")
     c.check(shown["state_file"] == v.state,
             "config-show --json names the state file")
-    c.check(len(shown["commands"]) == 3 + 4 + 3,
-            "config-show has 3 settings, 4 ports, 3 rules",
+    c.check(len(shown["commands"]) == 4 + 4 + 3,
+            "config-show has 4 settings, 4 ports, 3 rules",
             shown["commands"])
     c.check(open(v.state).read() == before["config"],
             "the state file is what config-show prints")

@@ -182,6 +182,15 @@ bool vsw_virtq_broken(const struct vsw_virtq *vq);
 uint64_t vsw_virtq_stat(const struct vsw_virtq *vq, enum vsw_virtq_stat s);
 
 /*
+ * A retry (vsw_vport_enqueue_burst_retry): the caller offers again the last
+ * n packets that the previous vsw_virtq_enqueue_burst() counted as
+ * ENQ_DROP_RING_FULL; they are not dropped yet, so they leave that counter
+ * (the next burst counts them once, delivered or not). The owning thread;
+ * n at most what that burst counted there.
+ */
+void vsw_virtq_enqueue_retry(struct vsw_virtq *vq, uint16_t n);
+
+/*
  * Copies every counter into stats[]. Any thread: each counter is read
  * whole, but the set is not one instant (the poller may be counting).
  */

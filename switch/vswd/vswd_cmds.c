@@ -94,8 +94,8 @@ cmd_log_level(void *ctx, int argc, char **argv, struct vsw_ctl_reply *r)
 }
 
 const struct vsw_ctl_command vswd_commands[] = {
-	{"port-add", "NAME vhost-user|vhost-user-client|dpdk [KEY=VALUE...]",
-		2, 9, vswd_cmd_port_add, "add a port (see README: ports)"},
+	{"port-add", "NAME vhost-user|vhost-user-client|dpdk [KEY=VALUE...]", 2,
+		9, vswd_cmd_port_add, "add a port (see README: ports)"},
 	{"port-del", "NAME", 1, 1, vswd_cmd_port_del, "delete a port"},
 	{"port-show", "[NAME]", 0, 1, vswd_cmd_port_show,
 		"ports: counters, drops by reason, features, link state"},
@@ -112,7 +112,14 @@ const struct vsw_ctl_command vswd_commands[] = {
 	{"pmd-perf-show", "[PMD]", 0, 1, vswd_cmd_pmd_perf_show,
 		"iterations, busy ratio, cycles per packet"},
 	{"pmd-rxq-show", "", 0, 0, vswd_cmd_pmd_rxq_show,
-		"which PMD polls which rx queue"},
+		"which PMD polls which rx queue, and its measured cycles"},
+	{"pmd-rxq-rebalance", "[cycles|roundrobin]", 0, 1,
+		vswd_cmd_pmd_rxq_rebalance,
+		"reassign rx queues to PMDs by measured cycles (default)"},
+	{"pmd-sleep-set", "MICROSECONDS", 1, 1, vswd_cmd_pmd_sleep_set,
+		"idle PMDs sleep in growing steps up to this (0 = off)"},
+	{"tx-retries-set", "N [PORT]", 1, 2, vswd_cmd_tx_retries_set,
+		"vhost-user tx retries on a full guest ring (all or one port)"},
 	{"copy-impl-show", "", 0, 0, vswd_cmd_copy_impl_show,
 		"copy engine implementations"},
 	{"copy-impl-set", "NAME", 1, 1, vswd_cmd_copy_impl_set,

@@ -81,6 +81,9 @@ struct vswd {
 	unsigned n_pmds;
 	unsigned pmd_lcores[VSW_SWITCH_MAX_PMDS];
 	struct vswd_port *ports;
+	/* tx-retries-set without a port: for vhost ports added later too. */
+	bool tx_retries_set;
+	unsigned tx_retries;
 	struct ev_loop *loop;
 	struct vsw_ctl_server *ctl;
 	/* The table the control socket and the config file run: vswd_commands
@@ -143,6 +146,9 @@ VSWD_CMD(vswd_cmd_pmd_stats_show);
 VSWD_CMD(vswd_cmd_pmd_stats_clear);
 VSWD_CMD(vswd_cmd_pmd_perf_show);
 VSWD_CMD(vswd_cmd_pmd_rxq_show);
+VSWD_CMD(vswd_cmd_pmd_rxq_rebalance);
+VSWD_CMD(vswd_cmd_pmd_sleep_set);
+VSWD_CMD(vswd_cmd_tx_retries_set);
 VSWD_CMD(vswd_cmd_copy_impl_show);
 VSWD_CMD(vswd_cmd_copy_impl_set);
 VSWD_CMD(vswd_cmd_lookup_impl_show);

@@ -178,6 +178,12 @@ vsw_virtq_stat(const struct vsw_virtq *vq, enum vsw_virtq_stat s)
 }
 
 void
+vsw_virtq_enqueue_retry(struct vsw_virtq *vq, uint16_t n)
+{
+	vq->stats[VSW_VIRTQ_STAT_ENQ_DROP_RING_FULL] -= n;
+}
+
+void
 vsw_virtq_stats_read(const struct vsw_virtq *vq,
 	uint64_t stats[VSW_VIRTQ_STAT__MAX])
 {

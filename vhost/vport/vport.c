@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include <rte_common.h>
+#include <rte_cycles.h>
 #include <rte_vhost.h>
 #include <urcu-qsbr.h>
 
@@ -335,6 +336,40 @@ vsw_vport_enqueue_burst(
 		return 0;
 	}
 	return vsw_virtq_enqueue_burst(vq, pkts, n);
+}
+
+uint16_t
+vsw_vport_enqueue_burst_retry(struct vsw_vport *port, uint16_t qp,
+	struct rte_mbuf **pkts, uint16_t n, unsigned max_retries,
+	uint64_t *retries)
+{
+	const enum vsw_virtq_stat ring_full = VSW_VIRTQ_STAT_ENQ_DROP_RING_FULL;
+	struct vsw_virtq *vq;
+	uint16_t sent = 0, off = 0, got;
+	uint64_t full0, full;
+	unsigned tries;
+
+	if (unlikely(qp >= port->cfg.queue_pairs) ||
+		(vq = rcu_dereference(port->queues[2 * qp].live)) == NULL)
+		return vsw_vport_enqueue_burst(port, qp, pkts, n);
+	for (tries = 0;; tries++) {
+		full0 = vsw_virtq_stat(vq, ring_full);
+		got = vsw_virtq_enqueue_burst(vq, pkts + off, n - off);
+		full = vsw_virtq_stat(vq, ring_full) - full0;
+		sent += got;
+		/* Stop when all fit, when out of retries, or when a retry
+		 * found the guest had drained nothing (waiting on burns the
+		 * PMD for every other port). */
+		if (full == 0 || tries == max_retries || (tries > 0 && !got))
+			break;
+		/* The ring-full packets are the burst's tail: take them back
+		 * (uncounted) and offer them again after a short pause. */
+		vsw_virtq_enqueue_retry(vq, (uint16_t)full);
+		off = (uint16_t)(n - full);
+		__atomic_store_n(retries, *retries + 1, __ATOMIC_RELAXED);
+		rte_delay_us_block(1);
+	}
+	return sent;
 }
 
 uint16_t

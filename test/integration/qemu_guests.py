@@ -1,0 +1,329 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
+"""Integration test: two Linux guests (QEMU, TCG, Debian's 6.1 kernel, see
+vswtest/qemu.py) switched by vswd with the `normal` rule.
+
+One pair of boots serves every scenario: each guest has two NICs, one per
+vhost-user mode, on separate subnets and on four vswd ports in one L2
+domain:
+
+    guest a  nic0 169.254.1.1 --- a-srv  vswd  b-srv --- nic0 169.254.1.2  guest b
+             nic1 169.254.2.1 --- a-cli        b-cli --- nic1 169.254.2.2
+
+    *-srv  vswd is the vhost-user server (QEMU connects)
+    *-cli  vswd is the client (QEMU owns the socket: server=on,wait=off)
+
+Scenarios, per mode (the subnet picks the NIC pair):
+    ping   a -> b and b -> a, ARP resolved through the switch's flood
+    jumbo  8000-byte pings at MTU 9000 (8042-byte frames)
+    tcp    --mib MiB of random data a -> b, then b -> a (busybox nc),
+           md5 of what was received == md5 of what was sent
+
+Around each scenario the counters of all four ports settle and are read:
+per port, guest tx_packets/tx_bytes (/sys/class/net/IF/statistics) ==
+vswd deq_packets (+ dequeue drops)/deq_bytes, vswd enq_packets/enq_bytes ==
+guest rx_packets/rx_bytes, and over the switch sent = received + counted
+drops (vswtest.checks.identity). Floods reach the NICs of the other pair:
+the per-port identities hold for them too. Neighbours are pinned after the
+first ping, so no ARP refresh lands between two reads.
+
+vswd runs at nice 19: its PMD busy-polls a core, and the guests' TCG vCPU
+threads must win that core when they have work (the PMD still runs
+whenever a guest waits for a packet).
+
+--case mq-subset (not in CI: issue 12, part 1): 1-vCPU guests on queues=2
+ports; the guest enables one pair of two. It checks the wanted behaviour
+(the port comes up, pings pass) and prints what vswd shows.
+
+Exit 77 (skipped) when qemu-system-x86_64 is not installed.
+
+usage: qemu_guests.py --build BUILD_DIR [--case default|mq-subset]
+                      [--mib N] [--vswd-nice N] [--keep]
+"""
+import argparse
+import os
+import re
+import signal
+import sys
+import tempfile
+import time
+
+from vswtest import qemu as qemu_guest
+from vswtest.checks import Checks, identity, vswd_end
+from vswtest.qemu import Nic, QemuGuest
+from vswtest.vswd import Vswd, snap_delta
+
+VSWD_NICE = 19
+MODES = ("server", "client")
+SUBNET = {"server": "169.254.1", "client": "169.254.2"}
+MAC = "52:54:00:12:%02x:%02x"  # (guest, nic)
+NAMES = ("a", "b")
+
+
+class Rig:
+    """vswd, the guests, and counter snapshots over all their NICs."""
+
+    def __init__(self, args, tmp, checks):
+        self.args, self.tmp, self.c = args, tmp, checks
+        self.run = os.path.join(tmp, "run")
+        os.makedirs(self.run)
+        self.vswd = None
+        self.guests = []
+        self.ports = {}  # (guest index, nic index) -> vswd port name
+        self.times = []
+
+    def start_vswd(self, lines):
+        path = os.path.join(self.tmp, "vswd.conf")
+        with open(path, "w") as f:
+            f.write("\n".join(lines) + "\n")
+        self.vswd = Vswd(self.args.build, self.run, self.tmp, "qemu",
+                         config=path, nice=self.args.vswd_nice)
+        self.vswd.ready()
+
+    def boot(self, nics_of, cpus=1):
+        """One QEMU per guest (started together, from this thread), then
+        wait for both agents."""
+        img = qemu_guest.image()
+        print("guest image: %s %s (%s)" % (img["package"], img["version"],
+                                           img["kernel_file"]))
+        t0 = time.monotonic()
+        for gi, name in enumerate(NAMES):
+            self.guests.append(QemuGuest(name, img, nics_of(gi), self.tmp,
+                                         cpus=cpus))
+        for g in self.guests:
+            g.wait_ready()
+            print("%s: booted in %.1f s (kernel uptime %.1f s at /init's "
+                  "agent)" % (g.name, g.boot_s, g.uptime))
+        self.times.append(("boot (both guests)", time.monotonic() - t0))
+
+    def pairs(self):
+        return {(gi, ni): name for (gi, ni), name in self.ports.items()}
+
+    def read(self):
+        """Guest counters in check_identity's terms, and vswd's."""
+        gs = {}
+        for (gi, ni) in self.ports:
+            g = self.guests[gi]
+            s = g.stats(g.ifname(g.nics[ni]))
+            gs[(gi, ni)] = {"TX-packets": s["tx_packets"],
+                            "TX-bytes": s["tx_bytes"],
+                            "RX-packets": s["rx_packets"],
+                            "RX-bytes": s["rx_bytes"],
+                            "errors": s["rx_errors"] + s["rx_dropped"] +
+                            s["tx_errors"] + s["tx_dropped"]}
+        return gs, self.vswd.snapshot()
+
+    def settled(self, timeout=20.0):
+        """Counters unchanged over two reads 0.3 s apart."""
+        last, end = None, time.monotonic() + timeout
+        while time.monotonic() < end:
+            gs, snap = self.read()
+            key = (sorted(gs.items()), sorted(
+                (n, p["deq_packets"], p["enq_packets"])
+                for n, p in snap["ports"].items()))
+            if key == last:
+                return gs, snap
+            last = key
+            time.sleep(0.3)
+        raise RuntimeError("counters never settled")
+
+    def scenario(self, tag, fn):
+        """Run fn between two counter reads; check the identities."""
+        print("-- %s" % tag)
+        g0, v0 = self.settled()
+        t0 = time.monotonic()
+        try:
+            fn()
+        except Exception as e:  # noqa: BLE001 -- reported, counters still checked
+            self.c.fail("%s: %s" % (tag, e))
+        dt = time.monotonic() - t0
+        g1, v1 = self.settled()
+        gd = {k: {n: g1[k][n] - g0[k][n] for n in g1[k]} for k in g1}
+        names = {k: "%s/%s" % (NAMES[k[0]], v) for k, v in self.ports.items()}
+        pairs = {names[k]: v for k, v in self.ports.items()}
+        identity(self.c, tag, {names[k]: d for k, d in gd.items()}, pairs,
+                 snap_delta(v1, v0))
+        for k, d in gd.items():
+            self.c.check(d["errors"] == 0, "%s: %s guest rx/tx errors and "
+                         "drops 0" % (tag, names[k]))
+        self.times.append((tag, dt))
+
+    def stop(self):
+        for g in self.guests:
+            rc = g.shutdown()
+            self.c.check(g.p.p.poll() is not None, "%s: QEMU gone (rc %s)"
+                         % (g.name, rc))
+        self.guests = []
+        v, self.vswd = self.vswd, None
+        if v is not None:
+            vswd_end(self.c, v, "shutdown")
+
+    def kill(self):
+        for g in self.guests:
+            g.kill()
+        if self.vswd is not None:
+            self.vswd.stop(signal.SIGKILL)
+
+
+# ---- scenarios ----
+
+def ping(src, dst_ip, count, size=56, tag=""):
+    """Ping and parse: (received, avg RTT ms); every reply must come."""
+    out = src.check("ping -c %d -i 0.2 -W 5 -s %d %s" % (count, size,
+                                                        dst_ip), 60)
+    m = re.search(r"(\d+) packets transmitted, (\d+) packets received", out)
+    rtt = re.search(r"min/avg/max = ([\d.]+)/([\d.]+)/([\d.]+)", out)
+    sent, got = int(m.group(1)), int(m.group(2))
+    print("%s: %s -> %s %d B: %d/%d replies, rtt min/avg/max %s ms" % (
+        tag, src.name, dst_ip, size, got, sent,
+        "/".join(rtt.groups()) if rtt else "-"))
+    if got != sent:
+        raise RuntimeError("%s: %d of %d pings answered" % (tag, got, sent))
+
+
+def pin_neighbours(rig, mode):
+    """Permanent neighbour entries on the mode's NICs (as learnt)."""
+    ni = MODES.index(mode)
+    for gi, g in enumerate(rig.guests):
+        peer = rig.guests[1 - gi]
+        ip, ifc = peer.nics[ni].ip, g.ifname(g.nics[ni])
+        out = g.check("arp -i %s -s %s %s && ip neigh show %s dev %s" % (
+            ifc, ip, peer.nics[ni].mac, ip, ifc))
+        if "PERMANENT" not in out:
+            raise RuntimeError("%s: neighbour %s not pinned: %s" % (
+                g.name, ip, out.strip()))
+
+
+def tcp(rig, src, dst, ni, mib, tag):
+    """mib MiB of random data src -> dst over NIC ni; md5 both ends."""
+    want = src.check("dd if=/dev/urandom of=/tmp/tx bs=1M count=%d "
+                     "2>/dev/null && md5sum /tmp/tx" % mib, 120).split()[0]
+    dst.check("rm -f /tmp/rx.md5; nc -l -p 5001 -e sh -c 'md5sum "
+              ">/tmp/rx.part; mv /tmp/rx.part /tmp/rx.md5' >/dev/null 2>&1 &"
+              " n=0; until netstat -ltn | grep -q ':5001 '; do usleep 20000;"
+              " n=$((n+1)); [ $n -lt 250 ] || exit 1; done")
+    t0 = time.monotonic()
+    src.check("nc %s 5001 </tmp/tx" % dst.nics[ni].ip, 180)
+    dt = time.monotonic() - t0
+    got = dst.check("n=0; until [ -s /tmp/rx.md5 ]; do usleep 20000; "
+                    "n=$((n+1)); [ $n -lt 500 ] || exit 1; done; "
+                    "cat /tmp/rx.md5", 30).split()[0]
+    print("%s: %s -> %s %d MiB in %.2f s: %.0f Mbit/s, md5 %s %s" % (
+        tag, src.name, dst.name, mib, dt, mib * 8 * 1.048576 / dt, want,
+        "OK" if got == want else "MISMATCH (received %s)" % got))
+    rig.c.check(got == want, "%s: %s -> %s md5 of %d MiB" % (
+        tag, src.name, dst.name, mib))
+
+
+def case_default(rig, args):
+    lines = ["# qemu-guests: two server-mode and two client-mode ports"]
+    for n in NAMES:
+        lines.append("port-add %s-srv vhost-user" % n)
+    for n in NAMES:
+        lines.append("port-add %s-cli vhost-user-client path=%s" % (
+            n, os.path.join(rig.tmp, "%s-cli.sock" % n)))
+    lines.append("flow-add priority=0,actions=normal")
+    rig.start_vswd(lines)
+    for gi, n in enumerate(NAMES):
+        rig.ports[(gi, 0)] = "%s-srv" % n
+        rig.ports[(gi, 1)] = "%s-cli" % n
+
+    def nics(gi):
+        return [Nic(os.path.join(rig.run, "%s-srv.sock" % NAMES[gi]),
+                    MAC % (gi + 1, 0), "%s.%d/24" % (SUBNET["server"], gi + 1),
+                    9000),
+                Nic(os.path.join(rig.tmp, "%s-cli.sock" % NAMES[gi]),
+                    MAC % (gi + 1, 1), "%s.%d/24" % (SUBNET["client"], gi + 1),
+                    9000, server=True)]
+    rig.boot(nics)
+    rig.vswd.wait_up(list(rig.ports.values()), 2, timeout=60)
+    a, b = rig.guests
+    for mode in MODES:
+        ni = MODES.index(mode)
+        if mode not in args.modes:
+            continue
+
+        def do_ping():
+            ping(a, b.nics[ni].ip, 10, tag=mode + "-ping")
+            ping(b, a.nics[ni].ip, 5, tag=mode + "-ping")
+            pin_neighbours(rig, mode)
+        rig.scenario(mode + "-ping", do_ping)
+        rig.scenario(mode + "-jumbo", lambda: (
+            ping(a, b.nics[ni].ip, 10, 8000, mode + "-jumbo"),
+            ping(b, a.nics[ni].ip, 10, 8000, mode + "-jumbo")))
+        rig.scenario(mode + "-tcp", lambda: (
+            tcp(rig, a, b, ni, args.mib, mode + "-tcp"),
+            tcp(rig, b, a, ni, args.mib, mode + "-tcp")))
+
+
+def case_mq_subset(rig, args):
+    """Issue 12 part 1: a 1-vCPU guest enables one of two queue pairs."""
+    rig.start_vswd(["# mq-subset: queues=2 ports, 1-vCPU guests"] +
+                   ["port-add %s-mq vhost-user queues=2" % n for n in NAMES] +
+                   ["flow-add priority=0,actions=normal"])
+    for gi, n in enumerate(NAMES):
+        rig.ports[(gi, 0)] = "%s-mq" % n
+    rig.boot(lambda gi: [Nic(os.path.join(rig.run, "%s-mq.sock" % NAMES[gi]),
+                             MAC % (gi + 1, 0), "169.254.3.%d/24" % (gi + 1),
+                             1500, queues=2)], cpus=1)
+    time.sleep(3)
+    a, b = rig.guests
+    print(rig.vswd.ctl("port-show"))
+    for g in rig.guests:
+        print("%s: %s" % (g.name, g.run("cat /sys/class/net/eth0/"
+                                        "{operstate,carrier} 2>&1; ls "
+                                        "/sys/class/net/eth0/queues")[1]))
+    try:
+        rig.vswd.wait_up(list(rig.ports.values()), 2, timeout=20)
+        rig.c.check(True, "mq-subset: ports up with one pair of two enabled")
+    except RuntimeError as e:
+        rig.c.fail("mq-subset: %s" % e)
+    rig.scenario("mq-subset-ping", lambda: ping(a, b.nics[0].ip, 5,
+                                                tag="mq-subset-ping"))
+    print(rig.vswd.ctl("port-show"))
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--build", required=True)
+    ap.add_argument("--case", choices=("default", "mq-subset"),
+                    default="default")
+    ap.add_argument("--modes", default="server,client",
+                    help="vhost-user modes of vswd's ports to test")
+    ap.add_argument("--mib", type=int, default=8,
+                    help="MiB per TCP transfer")
+    ap.add_argument("--vswd-nice", type=int, default=VSWD_NICE,
+                    help="nice value of vswd (0: compete as an equal)")
+    ap.add_argument("--keep", action="store_true", help="keep the temp dir")
+    args = ap.parse_args()
+    args.modes = args.modes.split(",")
+    sys.stdout.reconfigure(line_buffering=True)  # progress in the log
+    if qemu_guest.qemu_binary() is None:
+        print("qemu-system-x86_64 not installed: skipped")
+        return 77
+    qemu_guest.exit_on_sigterm()
+    tmp = tempfile.mkdtemp(prefix="vsw-qemu-")
+    c = Checks()
+    print("case %s, temp dir %s" % (args.case, tmp))
+    rig = Rig(args, tmp, c)
+    t0 = time.monotonic()
+    try:
+        if args.case == "mq-subset":
+            case_mq_subset(rig, args)
+        else:
+            case_default(rig, args)
+        rig.stop()
+    except Exception as e:  # noqa: BLE001 -- report, clean up, fail
+        c.fail("ERROR: %s" % e)
+    finally:
+        rig.kill()
+    for tag, dt in rig.times:
+        print("time %-22s %6.1f s" % (tag, dt))
+    print("time %-22s %6.1f s" % ("total", time.monotonic() - t0))
+    for f in c.failures:
+        print("failed: %s" % f)
+    return c.finish(tmp, args.keep)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,256 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
+"""Linux guests under QEMU (TCG) for the integration tests: the guest image
+(test/qemu/build_image.py: Debian's kernel, busybox, virtio-net modules,
+test/qemu/init.sh), booting, running commands in the guest, stopping.
+
+    img = image()                          # built once, then cached
+    from vswtest.qemu import Nic, QemuGuest, image
+    g = QemuGuest("a", img, [Nic(sock, mac, "169.254.1.1/24", 9000)], tmp)
+    g.wait_ready()                         # /init's agent answered
+    rc, out = g.run("ping -c 3 169.254.1.2")
+    g.stats("eth0")                        # /sys/class/net/eth0/statistics
+    g.shutdown()                           # poweroff, then SIGTERM/SIGKILL
+
+QEMU runs as `setpriv --pdeathsig KILL [nice -n N] [taskset -c CPUS]
+qemu-system-x86_64 ...`: if the test process dies, the kernel kills QEMU
+(so start guests from the main thread: the signal follows the thread that
+forked). Every guest not yet stopped is killed at exit too. Consoles go to
+the Proc log (LOG_DIR/qemu-NAME.log); the command agent talks over a unix
+socket that QEMU connects to as its second serial port.
+
+Fixed device options: `vectors=0` on virtio-net-pci (legacy INTx): Debian's
+QEMU 7.2 segfaults under TCG when the guest enables MSI-X on a vhost-user
+virtio-net device. Guest memory is a shared memfd backing NUMA node 0, as
+vhost-user needs.
+"""
+import atexit
+import os
+import re
+import shutil
+import signal
+import socket
+import sys
+import threading
+import time
+
+from vswtest.proc import Proc
+
+# the image builder lives with the guest's /init in test/qemu
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "..", "qemu"))
+import build_image  # noqa: E402
+
+QEMU = "qemu-system-x86_64"
+# no IPv6 chatter on the test links; a panic ends QEMU (-no-reboot)
+BASE_CMDLINE = ("console=ttyS0 panic=-1 nokaslr ipv6.disable=1 quiet "
+                "loglevel=3")
+
+
+def qemu_binary():
+    """Path of qemu-system-x86_64, or None when it is not installed."""
+    return shutil.which(QEMU)
+
+
+def image(cache=None, log=print):
+    """The guest image's manifest (kernel, initrd, kver), built if needed."""
+    return build_image.ensure(cache, log=log)
+
+
+class GuestError(RuntimeError):
+    pass
+
+
+class Nic:
+    """One virtio-net-pci device on a vhost-user socket. server=True: QEMU
+    owns the socket (`server=on,wait=off`) and the switch connects to it."""
+
+    def __init__(self, sock, mac, addr, mtu=1500, server=False, queues=1,
+                 reconnect=0):
+        self.sock, self.mac, self.addr, self.mtu = sock, mac, addr, mtu
+        self.server, self.queues, self.reconnect = server, queues, reconnect
+        self.ip = addr.split("/")[0]
+
+    def qemu_args(self, i):
+        ch = "socket,id=c%d,path=%s" % (i, self.sock)
+        if self.server:
+            ch += ",server=on,wait=off"
+        elif self.reconnect:
+            ch += ",reconnect=%d" % self.reconnect
+        nd = "vhost-user,id=n%d,chardev=c%d" % (i, i)
+        dev = "virtio-net-pci,netdev=n%d,vectors=0,mac=%s" % (i, self.mac)
+        if self.queues > 1:
+            nd += ",queues=%d" % self.queues
+            dev += ",mq=on"
+        return ["-chardev", ch, "-netdev", nd, "-device", dev]
+
+    def cmdline(self, i):
+        return "vsw.nic%d=%s,%s,%d" % (i, self.mac, self.addr, self.mtu)
+
+
+_live = set()
+
+
+@atexit.register
+def _kill_all():
+    for g in list(_live):
+        g.kill()
+
+
+def exit_on_sigterm():
+    """Turn SIGTERM (meson's timeout) into SystemExit, so finally blocks
+    run and stop the guests; SIGKILL is covered by --pdeathsig."""
+    def on_term(sig, frame):
+        raise SystemExit(128 + sig)
+    signal.signal(signal.SIGTERM, on_term)
+
+
+class QemuGuest:
+    def __init__(self, name, img, nics, log_dir, cpus=1, mem=256, nice=0,
+                 cpu_list=None, extra=()):
+        self.name, self.nics = name, list(nics)
+        self.agent_path = os.path.join(log_dir, "qemu-%s.agent" % name)
+        if os.path.exists(self.agent_path):
+            os.unlink(self.agent_path)
+        self.lsock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        self.lsock.bind(self.agent_path)
+        self.lsock.listen(1)
+        self.conn = None
+        self.abuf = ""
+        self.alock = threading.Condition()
+        self.seq = 0
+        self.ifnames = {}
+        cmdline = " ".join([BASE_CMDLINE, "vsw.agent=ttyS1"] +
+                           [n.cmdline(i) for i, n in enumerate(self.nics)])
+        argv = ["setpriv", "--pdeathsig", "KILL"]
+        if nice:
+            argv += ["nice", "-n", str(nice)]
+        if cpu_list is not None:
+            argv += ["taskset", "-c", cpu_list]
+        argv += [qemu_binary() or QEMU, "-name", name,
+                 "-nodefaults", "-no-user-config", "-display", "none",
+                 "-machine", "q35", "-accel", "tcg", "-smp", str(cpus),
+                 "-m", str(mem), "-object",
+                 "memory-backend-memfd,id=mem,size=%dM,share=on" % mem,
+                 "-numa", "node,memdev=mem",
+                 "-kernel", img["kernel"], "-initrd", img["initrd"],
+                 "-append", cmdline, "-no-reboot",
+                 "-chardev", "stdio,id=con,signal=off",
+                 "-serial", "chardev:con",
+                 "-chardev", "socket,id=agent,path=%s" % self.agent_path,
+                 "-serial", "chardev:agent"]
+        for i, n in enumerate(self.nics):
+            argv += n.qemu_args(i)
+        argv += list(extra)
+        self.argv = argv
+        self.t0 = time.monotonic()
+        self.boot_s = None
+        self.p = Proc("qemu-" + name, argv, log_dir)
+        _live.add(self)
+
+    # ---- agent ----
+
+    def _reader(self):
+        while True:
+            try:
+                data = self.conn.recv(65536)
+            except OSError:
+                data = b""
+            if not data:
+                break
+            with self.alock:
+                self.abuf += data.decode(errors="replace")
+                self.alock.notify_all()
+
+    def _wait_agent(self, rx, timeout):
+        end = time.monotonic() + timeout
+        with self.alock:
+            while True:
+                m = rx.search(self.abuf)
+                if m:
+                    return m
+                left = end - time.monotonic()
+                if left <= 0 or self.p.p.poll() is not None:
+                    raise GuestError(
+                        "%s: no %r from the agent in %.0f s (qemu %s); "
+                        "agent tail %r; console tail:\n%s" % (
+                            self.name, rx.pattern, timeout,
+                            "exited %s" % self.p.p.returncode
+                            if self.p.p.poll() is not None else "running",
+                            self.abuf[-300:], self.p.buf[-2000:]))
+                self.alock.wait(min(left, 0.2))
+
+    def wait_ready(self, timeout=180):
+        """Wait for QEMU to connect the agent port and /init's agent to
+        announce itself; returns the boot time in seconds."""
+        self.lsock.settimeout(timeout)
+        try:
+            self.conn, _ = self.lsock.accept()
+        except socket.timeout:
+            raise GuestError("%s: QEMU never connected the agent port; "
+                             "log:\n%s" % (self.name, self.p.buf[-2000:]))
+        threading.Thread(target=self._reader, daemon=True).start()
+        left = timeout - (time.monotonic() - self.t0)
+        m = self._wait_agent(re.compile(r"@@READY (\S+) (\S+)\n"), left)
+        self.kver, self.uptime = m.group(1), float(m.group(2))
+        self.boot_s = time.monotonic() - self.t0
+        return self.boot_s
+
+    def run(self, cmd, timeout=60):
+        """Run a shell command in the guest: (exit status, output)."""
+        if "\n" in cmd:
+            raise ValueError("one line per command")
+        self.seq += 1
+        seq = self.seq
+        self.conn.sendall(("%d %d %s\n" % (seq, timeout, cmd)).encode())
+        rx = re.compile(r"@@BEGIN %d\n(.*?)\n@@END %d (\d+)\n" % (seq, seq),
+                        re.S)
+        m = self._wait_agent(rx, timeout + 30)
+        with self.alock:
+            self.abuf = self.abuf[m.end():]
+        return int(m.group(2)), m.group(1)
+
+    def check(self, cmd, timeout=60):
+        """run() that must exit 0; returns the output."""
+        rc, out = self.run(cmd, timeout)
+        if rc != 0:
+            raise GuestError("%s: `%s` exit %d: %s" % (self.name, cmd, rc,
+                                                        out[-1000:]))
+        return out
+
+    def ifname(self, nic):
+        """The guest's interface name for a Nic (found by MAC)."""
+        if nic.mac not in self.ifnames:
+            out = self.check("grep -l '^%s$' /sys/class/net/*/address"
+                             % nic.mac)
+            self.ifnames[nic.mac] = out.strip().split("/")[4]
+        return self.ifnames[nic.mac]
+
+    def stats(self, ifname):
+        """/sys/class/net/IFNAME/statistics as {name: int}."""
+        out = self.check("cd /sys/class/net/%s/statistics && grep . *"
+                         % ifname)
+        return {k: int(v) for k, v in
+                (line.split(":", 1) for line in out.split("\n") if line)}
+
+    # ---- stopping ----
+
+    def shutdown(self, timeout=20):
+        """poweroff in the guest; SIGTERM, then SIGKILL, if QEMU stays."""
+        if self.p.p.poll() is None and self.conn is not None:
+            try:
+                self.conn.sendall(b"0 5 poweroff -f\n")
+                self.p.p.wait(timeout)
+            except Exception:  # stop() below ends it
+                pass
+        return self.kill(signal.SIGTERM)
+
+    def kill(self, sig=signal.SIGKILL):
+        rc = self.p.stop(sig, timeout=10)
+        for s in (self.conn, self.lsock):
+            if s is not None:
+                s.close()
+        if os.path.exists(self.agent_path):
+            os.unlink(self.agent_path)
+        _live.discard(self)
+        return rc

@@ -1,0 +1,317 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
+"""Builds (once) the Linux guest image of the QEMU integration tests:
+Debian's kernel and an initramfs of our own, cached between runs.
+
+  kernel   the package that linux-image-amd64 depends on (today
+           linux-image-6.1.0-N-amd64), fetched with `apt-get download` and
+           unpacked with `dpkg-deb -x`: never installed on the host. Its
+           bzImage is decompressed here to the ELF vmlinux, which QEMU
+           boots through the PVH entry point (CONFIG_PVH): that saves the
+           ~9 s the xz decompressor takes under TCG
+  initrd   busybox-static + the virtio-net modules and their dependencies
+           (from a modules.dep made by busybox's depmod, as the package
+           ships none) + test/qemu/init.sh as /init, a gzip'd newc cpio
+           written here (no cpio or kmod needed on the host)
+
+Cache: $VSW_QEMU_CACHE, else $XDG_CACHE_HOME/vsw/qemu-guest (default
+~/.cache/vsw/qemu-guest), one directory per kernel package version and
+hash of this builder and init.sh, holding vmlinux (or vmlinuz),
+initrd.img and manifest.json. Older entries are pruned when a new one is built. When
+apt cannot name a kernel (no package lists, no registry) the newest cached
+image is used.
+
+usage: build_image.py [--cache DIR] [--force]   (prints the manifest)
+"""
+import argparse
+import gzip
+import hashlib
+import json
+import lzma
+import os
+import re
+import shutil
+import struct
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+INIT = os.path.join(HERE, "init.sh")
+META = "linux-image-amd64"
+# the modules /init loads (their dependencies come from modules.dep)
+MODULES = ("virtio_pci", "virtio_net")
+BUSYBOX = "/bin/busybox"
+
+
+def cache_root(cache=None):
+    if cache:
+        return cache
+    if os.environ.get("VSW_QEMU_CACHE"):
+        return os.environ["VSW_QEMU_CACHE"]
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(
+        os.path.expanduser("~"), ".cache")
+    return os.path.join(base, "vsw", "qemu-guest")
+
+
+def run(argv, cwd=None):
+    r = subprocess.run(argv, cwd=cwd, stdout=subprocess.PIPE,
+                       stderr=subprocess.STDOUT, text=True)
+    if r.returncode != 0:
+        raise RuntimeError("%s: exit %d\n%s" % (" ".join(argv), r.returncode,
+                                                r.stdout[-2000:]))
+    return r.stdout
+
+
+def kernel_package():
+    """(package, version) of the kernel linux-image-amd64 depends on, or
+    None when apt cannot tell. Refreshes the package lists once when run
+    as root and they know no such package."""
+    for attempt in (0, 1):
+        try:
+            out = run(["apt-cache", "depends", META])
+            m = re.search(r"Depends:\s*(linux-image-\d\S*-amd64)\b", out)
+            if m:
+                pkg = m.group(1)
+                show = run(["apt-cache", "show", "--no-all-versions", pkg])
+                ver = re.search(r"^Version:\s*(\S+)", show, re.M).group(1)
+                return pkg, ver
+        except (RuntimeError, OSError, AttributeError):
+            pass
+        if attempt == 0 and os.geteuid() == 0:
+            subprocess.run(["apt-get", "update", "-q"],
+                           stdout=subprocess.DEVNULL,
+                           stderr=subprocess.DEVNULL)
+        else:
+            break
+    return None
+
+
+def builder_hash():
+    h = hashlib.sha256()
+    for p in (INIT, os.path.abspath(__file__)):
+        with open(p, "rb") as f:
+            h.update(f.read())
+    return h.hexdigest()[:10]
+
+
+def is_static_elf(path):
+    """True for an ELF file without a PT_INTERP program header."""
+    with open(path, "rb") as f:
+        ehdr = f.read(64)
+        if ehdr[:4] != b"\x7fELF" or ehdr[4] != 2:
+            return False
+        phoff, = struct.unpack_from("<Q", ehdr, 32)
+        phentsize, phnum = struct.unpack_from("<HH", ehdr, 54)
+        f.seek(phoff)
+        ph = f.read(phentsize * phnum)
+    return all(struct.unpack_from("<I", ph, i * phentsize)[0] != 3
+               for i in range(phnum))
+
+
+def module_order(moddir):
+    """Module paths (relative to moddir) to insmod, dependencies first."""
+    deps, by_name = {}, {}
+    with open(os.path.join(moddir, "modules.dep")) as f:
+        for line in f:
+            if ":" not in line:
+                continue
+            path, rest = line.split(":", 1)
+            deps[path] = rest.split()
+            name = os.path.basename(path).split(".ko")[0].replace("-", "_")
+            by_name[name] = path
+    order = []
+
+    def visit(path, depth=0):
+        if path in order:
+            return
+        if depth > 32 or path not in deps:
+            raise RuntimeError("modules.dep: cannot resolve %s" % path)
+        for d in deps[path]:
+            visit(d, depth + 1)
+        order.append(path)
+
+    for name in MODULES:
+        if name not in by_name:
+            raise RuntimeError("kernel has no module %s" % name)
+        visit(by_name[name])
+    return order
+
+
+class Cpio:
+    """A newc cpio archive built in memory."""
+
+    def __init__(self):
+        self.buf = bytearray()
+        self.ino = 1
+
+    def _entry(self, name, mode, data=b"", rdev=(0, 0)):
+        name_b = name.encode() + b"\0"
+        hdr = "070701" + "".join("%08x" % v for v in (
+            self.ino, mode, 0, 0, 1, 0, len(data), 0, 0, rdev[0], rdev[1],
+            len(name_b), 0))
+        self.ino += 1
+        self.buf += hdr.encode() + name_b
+        self.buf += b"\0" * (-len(self.buf) % 4)
+        self.buf += data
+        self.buf += b"\0" * (-len(self.buf) % 4)
+
+    def dir(self, name):
+        self._entry(name, 0o040755)
+
+    def file(self, name, data, mode=0o644):
+        self._entry(name, 0o100000 | mode, data)
+
+    def symlink(self, name, target):
+        self._entry(name, 0o120777, target.encode())
+
+    def chardev(self, name, major, minor):
+        self._entry(name, 0o020600, rdev=(major, minor))
+
+    def close(self):
+        self._entry("TRAILER!!!", 0)
+        return bytes(self.buf)
+
+
+def build_initrd(root, kver, out):
+    moddir = os.path.join(root, "lib", "modules", kver)
+    # the package ships no modules.dep: depmod writes one into the tree
+    run([BUSYBOX, "depmod", "-b", root, kver])
+    order = module_order(moddir)
+    c = Cpio()
+    for d in ("bin", "dev", "proc", "sys", "tmp", "lib", "lib/modules"):
+        c.dir(d)
+    c.chardev("dev/console", 5, 1)  # init's stdio before devtmpfs
+    with open(BUSYBOX, "rb") as f:
+        c.file("bin/busybox", f.read(), 0o755)
+    c.symlink("bin/sh", "busybox")
+    with open(INIT, "rb") as f:
+        c.file("init", f.read(), 0o755)
+    names = []
+    for path in order:
+        name = os.path.basename(path)
+        with open(os.path.join(moddir, path), "rb") as f:
+            c.file("lib/modules/" + name, f.read())
+        names.append(name)
+    c.file("lib/modules/load.order", ("\n".join(names) + "\n").encode())
+    with gzip.open(out, "wb", compresslevel=6) as f:
+        f.write(c.close())
+    return names
+
+
+def extract_vmlinux(bzimage, config, out):
+    """bzImage -> ELF vmlinux when the kernel has a PVH entry point (else
+    False: boot the bzImage). Debian compresses the kernel with xz."""
+    with open(config) as f:
+        if "\nCONFIG_PVH=y\n" not in f.read():
+            return False
+    with open(bzimage, "rb") as f:
+        data = f.read()
+    at = data.find(b"\xfd7zXZ\x00")
+    if at < 0:
+        return False
+    elf = lzma.LZMADecompressor().decompress(data[at:])
+    if elf[:4] != b"\x7fELF":
+        return False
+    with open(out, "wb") as f:
+        f.write(elf)
+    return True
+
+
+def newest_cached(root):
+    best = None
+    for d in os.listdir(root) if os.path.isdir(root) else ():
+        m = os.path.join(root, d, "manifest.json")
+        if d.startswith("linux-image-") and os.path.exists(m):
+            t = os.path.getmtime(m)
+            if best is None or t > best[0]:
+                best = (t, os.path.join(root, d))
+    return best[1] if best else None
+
+
+def load(d):
+    with open(os.path.join(d, "manifest.json")) as f:
+        man = json.load(f)
+    man["kernel"] = os.path.join(d, man["kernel_file"])
+    man["initrd"] = os.path.join(d, "initrd.img")
+    return man
+
+
+def ensure(cache=None, force=False, log=print):
+    """The guest image (building it if missing): its manifest with the
+    paths of kernel and initrd."""
+    root = cache_root(cache)
+    os.makedirs(root, exist_ok=True)
+    if not os.path.exists(BUSYBOX) or not is_static_elf(BUSYBOX):
+        raise RuntimeError("%s is missing or not static: install "
+                           "busybox-static" % BUSYBOX)
+    pkg = kernel_package()
+    if pkg is None:
+        d = newest_cached(root)
+        if d is None:
+            raise RuntimeError("apt names no kernel for %s and nothing is "
+                               "cached in %s" % (META, root))
+        log("qemu-guest: apt names no kernel; using cached %s" % d)
+        return load(d)
+    key = "%s_%s_%s" % (pkg[0], pkg[1], builder_hash())
+    dest = os.path.join(root, key)
+    if os.path.exists(os.path.join(dest, "manifest.json")) and not force:
+        return load(dest)
+    log("qemu-guest: building %s in %s" % (key, root))
+    tmp = tempfile.mkdtemp(prefix="tmp-", dir=root)
+    try:
+        run(["apt-get", "download", "-q", "%s=%s" % pkg], cwd=tmp)
+        deb = [f for f in os.listdir(tmp) if f.endswith(".deb")][0]
+        unpacked = os.path.join(tmp, "root")
+        run(["dpkg-deb", "-x", os.path.join(tmp, deb), unpacked])
+        kvers = os.listdir(os.path.join(unpacked, "lib", "modules"))
+        if len(kvers) != 1:
+            raise RuntimeError("%s: modules for %s" % (deb, kvers))
+        kver = kvers[0]
+        out = os.path.join(tmp, "image")
+        os.mkdir(out)
+        boot = os.path.join(unpacked, "boot")
+        kfile = "vmlinux"
+        if not extract_vmlinux(os.path.join(boot, "vmlinuz-" + kver),
+                               os.path.join(boot, "config-" + kver),
+                               os.path.join(out, kfile)):
+            kfile = "vmlinuz"
+            shutil.copyfile(os.path.join(boot, "vmlinuz-" + kver),
+                            os.path.join(out, kfile))
+        mods = build_initrd(unpacked, kver, os.path.join(out, "initrd.img"))
+        with open(os.path.join(out, "manifest.json"), "w") as f:
+            json.dump({"package": pkg[0], "version": pkg[1], "kver": kver,
+                       "modules": mods, "key": key,
+                       "kernel_file": kfile}, f, indent=1)
+        if force:
+            shutil.rmtree(dest, ignore_errors=True)
+        try:
+            os.rename(out, dest)
+        except OSError:  # built meanwhile by another run: keep theirs
+            if not os.path.exists(os.path.join(dest, "manifest.json")):
+                raise
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    for d in os.listdir(root):  # prune other kernels and old builders
+        if d.startswith("linux-image-") and d != key:
+            shutil.rmtree(os.path.join(root, d), ignore_errors=True)
+    return load(dest)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--cache")
+    ap.add_argument("--force", action="store_true")
+    args = ap.parse_args()
+    try:
+        man = ensure(args.cache, args.force,
+                     log=lambda s: print(s, file=sys.stderr))
+    except RuntimeError as e:
+        print("build_image: %s" % e, file=sys.stderr)
+        return 1
+    print(json.dumps(man, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -26,9 +26,16 @@ static int timeout_ms = 30000;
 static void
 usage(FILE *f)
 {
-	fprintf(f, "usage: vswctl [--run-dir DIR | -s SOCKET] [-t SECONDS] "
-		"COMMAND [ARG...] [--json]\n"
-		"       vswctl help      lists vswd's commands\n");
+	fprintf(f, "usage: vswctl [OPTIONS] COMMAND [ARG...] [--json]\n"
+		"  -r, --run-dir DIR   vswd's run directory (default %s)\n"
+		"  -s, --socket PATH   the control socket (default "
+		"DIR/%s)\n"
+		"  -t, --timeout SEC   give up waiting for a reply (default "
+		"30)\n"
+		"  -h, --help\n"
+		"'vswctl help' lists vswd's commands; --json after any of "
+		"them\nasks for a JSON reply.\n",
+		VSWD_RUN_DIR_DEFAULT, VSWD_CTL_SOCKET_NAME);
 }
 
 /* Append word to line, single-quoted when it needs to be. */

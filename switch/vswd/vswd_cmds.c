@@ -130,6 +130,8 @@ const struct vsw_ctl_command vswd_commands[] = {
 		"select the classifier lookup implementation"},
 	{"emc-set", "on|off|INV_PROB", 1, 1, vswd_cmd_emc_set,
 		"exact-match cache insertion probability 1/INV_PROB"},
+	{"config-show", "", 0, 0, vswd_cmd_config_show,
+		"the running configuration, as config-file commands"},
 	{"metrics", "", 0, 0, vswd_cmd_metrics,
 		"counters in the Prometheus text format (as /metrics)"},
 	{"metrics-endpoint", "[on|off|[ADDR:]PORT]", 0, 1,
@@ -153,7 +155,7 @@ run_line(struct vswd *d, const char *where, unsigned lineno, char *line)
 	if (*line == '\0' || *line == '#')
 		return 0;
 	vsw_ctl_reply_init(&r, false);
-	rc = vsw_ctl_execute(vswd_commands, vswd_n_commands, d, line, &r);
+	rc = vsw_ctl_execute(d->cmds, d->n_cmds, d, line, &r);
 	if (rc != 0) {
 		fprintf(stderr, "vswd: %s:%u: %.*s", where, lineno, (int)r.len,
 			r.buf);

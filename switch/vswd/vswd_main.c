@@ -151,8 +151,8 @@ start_control(struct vswd *d)
 {
 	snprintf(d->ctl_path, sizeof(d->ctl_path), "%s/%s", d->opts.run_dir,
 		VSWD_CTL_SOCKET_NAME);
-	d->ctl = vsw_ctl_server_create(d->loop, d->ctl_path, vswd_commands,
-		vswd_n_commands, d);
+	d->ctl = vsw_ctl_server_create(d->loop, d->ctl_path, d->cmds,
+		d->n_cmds, d);
 	if (d->ctl == NULL) {
 		fprintf(stderr, "vswd: cannot listen on %s: %s\n", d->ctl_path,
 			strerror(errno));
@@ -222,8 +222,9 @@ main(int argc, char **argv)
 	housekeeping_w.data = &d;
 	ev_timer_start(d.loop, &housekeeping_w);
 
-	if (vswd_dp_start(&d) < 0 || start_control(&d) < 0 ||
-			vswd_config_run(&d, startup_config(&d.opts)) < 0 ||
+	if (vswd_persist_init(&d) < 0 || vswd_dp_start(&d) < 0 ||
+			start_control(&d) < 0 ||
+			vswd_persist_start(&d, startup_config(&d.opts)) < 0 ||
 			start_metrics(&d) < 0) {
 		d.exit_code = 1;
 	} else {
@@ -234,6 +235,7 @@ main(int argc, char **argv)
 	vswd_metrics_stop(&d);
 	vsw_ctl_server_destroy(d.ctl);
 	vswd_dp_stop(&d);
+	vswd_persist_free(&d);
 	vswd_rule_times_free(&d);
 	rte_eal_cleanup();
 	unlock_run_dir(&d);

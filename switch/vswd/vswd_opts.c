@@ -25,16 +25,38 @@ usage(FILE *f)
 		"usage: vswd [OPTIONS] [-- EAL-ARGS...]\n"
 		"  --run-dir DIR       control socket, pid lock (default %s)\n"
 		"  --config FILE       start-up commands, one per line\n"
-		"  --no-default-config without --config: start with no ports and no\n"
-		"                      rules (--config FILE is always used)\n"
-		"  --pmd-cpus LIST     PMD cores, e.g. 1,3 (default: all CPUs\n"
-		"                      but the first, at least one)\n"
+		"  --no-default-config\n"
+		"                      without --config: start with no ports and\n"
+		"                      no rules (--config FILE is always used)\n"
+		"  --state FILE        keep the running configuration in FILE and\n"
+		"                      start from it when it exists (instead of\n"
+		"                      --config)\n"
+		"  --pmd-cpus LIST     PMD cores, e.g. 1,3 (default, or empty: all\n"
+		"                      CPUs but the first, at least one)\n"
+		"  --memory MB         DPDK memory (default, or empty: hugepages\n"
+		"                      if free, else --no-huge -m %s)\n"
 		"  --metrics [ADDR:]PORT  Prometheus endpoint http://ADDR:PORT/\n"
 		"                      metrics (ADDR 127.0.0.1; 'on' = port %d)\n"
+		"  --commands          print the control commands as JSON (what\n"
+		"                      'vswctl help --json' answers) and exit\n"
 		"  --help\n"
 		"EAL arguments after '--' override the defaults (memory,\n"
 		"lcores, file prefix, --no-pci: pass -a BDF for a PCI NIC).\n",
-		VSWD_RUN_DIR_DEFAULT, VSWD_METRICS_PORT_DEFAULT);
+		VSWD_RUN_DIR_DEFAULT, NO_HUGE_MEM_MB,
+		VSWD_METRICS_PORT_DEFAULT);
+}
+
+/* The command table as JSON, for the man page and completion generator. */
+static void
+print_commands(void)
+{
+	struct vsw_ctl_reply r;
+	char line[] = "help --json";
+
+	vsw_ctl_reply_init(&r, false);
+	vsw_ctl_execute(vswd_commands, vswd_n_commands, NULL, line, &r);
+	fwrite(r.buf, 1, r.len, stdout);
+	vsw_ctl_reply_free(&r);
 }
 
 /* Free 2 MiB or 1 GiB hugepages anywhere on the machine? */
@@ -132,9 +154,14 @@ add_eal_defaults(struct vswd_opts *o)
 	static const char *const pci[] = {"-a", "--allow", "-b", "--block",
 		"--no-pci", NULL};
 
-	if (!eal_has(o, mem) && !hugepages_free()) {
-		if (eal_push(o, "--no-huge") < 0 || eal_push(o, "-m") < 0 ||
-				eal_push(o, NO_HUGE_MEM_MB) < 0)
+	if (!eal_has(o, mem)) {
+		bool huge = hugepages_free();
+
+		if (!huge && eal_push(o, "--no-huge") < 0)
+			return -1;
+		if ((!huge || o->memory != NULL) && (eal_push(o, "-m") < 0 ||
+				eal_push(o, o->memory ? o->memory :
+					NO_HUGE_MEM_MB) < 0))
 			return -1;
 	}
 	if (!eal_has(o, cores) && default_lcores(o) < 0)
@@ -158,6 +185,9 @@ vswd_opts_parse(struct vswd_opts *o, int argc, char **argv)
 		{"config", required_argument, NULL, 'c'},
 		{"pmd-cpus", required_argument, NULL, 'p'},
 		{"no-default-config", no_argument, NULL, 'n'},
+		{"state", required_argument, NULL, 's'},
+		{"memory", required_argument, NULL, 'M'},
+		{"commands", no_argument, NULL, 'C'},
 		{"metrics", required_argument, NULL, 'm'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
@@ -175,8 +205,23 @@ vswd_opts_parse(struct vswd_opts *o, int argc, char **argv)
 			o->config = optarg;
 			break;
 		case 'p':
-			o->pmd_cpus = optarg;
+			/* empty: the default (a unit passes "${VAR}" as is) */
+			o->pmd_cpus = *optarg ? optarg : NULL;
 			break;
+		case 's':
+			o->state = *optarg ? optarg : NULL;
+			break;
+		case 'M':
+			if (*optarg != '\0' && (strspn(optarg, "0123456789") !=
+					strlen(optarg) || strlen(optarg) > 7)) {
+				fprintf(stderr, "vswd: --memory wants MB\n");
+				return -1;
+			}
+			o->memory = *optarg ? optarg : NULL;
+			break;
+		case 'C':
+			print_commands();
+			exit(0);
 		case 'n':
 			o->no_default_config = true;
 			break;

@@ -20,6 +20,7 @@
 
 struct ev_loop;
 struct rte_mempool;
+struct vswd_persist;
 struct vswd_metrics;
 struct vswd_rule_times;
 
@@ -33,6 +34,8 @@ struct vswd_opts {
 	const char *run_dir;
 	const char *config;     /* NULL: built-in default config */
 	const char *pmd_cpus;   /* NULL: every CPU but the main one */
+	const char *state;      /* NULL: the running configuration is not kept */
+	const char *memory;     /* MB, NULL: the default */
 	bool no_default_config; /* --no-default-config: start empty */
 	const char *metrics;    /* --metrics [ADDR:]PORT; NULL: off */
 	int eal_argc;
@@ -83,6 +86,11 @@ struct vswd {
 	unsigned tx_retries;
 	struct ev_loop *loop;
 	struct vsw_ctl_server *ctl;
+	/* The table the control socket and the config file run: vswd_commands
+	 * wrapped by vswd_persist.c to record and save changes. */
+	const struct vsw_ctl_command *cmds;
+	size_t n_cmds;
+	struct vswd_persist *persist;
 	struct vswd_metrics *metrics;       /* NULL: endpoint off */
 	struct vswd_rule_times *rule_times; /* install time per rule */
 	char ctl_path[256];
@@ -103,6 +111,14 @@ extern const size_t vswd_n_commands;
 /* Run a config file (or the built-in default when path is NULL): every
  * line a command. Returns 0, or -1 after printing "file:line: error". */
 int vswd_config_run(struct vswd *d, const char *path);
+
+/* Running configuration and state file (vswd_persist.c). init wraps the
+ * command table into d->cmds; start runs the state file if there is one,
+ * else config (as vswd_config_run), then writes the state. 0 or -1 after a
+ * message. */
+int vswd_persist_init(struct vswd *d);
+int vswd_persist_start(struct vswd *d, const char *config);
+void vswd_persist_free(struct vswd *d);
 
 /* Datapath (vswd_dp.c): mempool, switch, PMDs. 0 or -1 after a message. */
 int vswd_dp_start(struct vswd *d);
@@ -138,6 +154,7 @@ VSWD_CMD(vswd_cmd_copy_impl_set);
 VSWD_CMD(vswd_cmd_lookup_impl_show);
 VSWD_CMD(vswd_cmd_lookup_impl_set);
 VSWD_CMD(vswd_cmd_emc_set);
+VSWD_CMD(vswd_cmd_config_show);
 
 /* Metrics (vswd_metrics*.c): the Prometheus text page, and the HTTP
  * endpoint serving it from the libev loop. */

@@ -37,10 +37,11 @@ def snap_delta(now, before):
 
 class Vswd(Ctl):
     """vswd in run_dir; its output goes to log_dir/vswd-TAG.log.
-    config: a start-up file; default_config=False: no ports at all."""
+    config: a start-up file; default_config=False: no ports at all;
+    args: more vswd options (e.g. --state FILE)."""
 
     def __init__(self, build, run_dir, log_dir, tag, config=None,
-                 default_config=True, eal=(), nice=0):
+                 default_config=True, eal=(), nice=0, args=()):
         self.vswd = os.path.join(build, "switch", "vswd", "vswd")
         self.vswctl = os.path.join(build, "switch", "vswctl", "vswctl")
         self.run_dir = run_dir
@@ -53,6 +54,7 @@ class Vswd(Ctl):
             argv += ["--config", config]
         elif not default_config:
             argv.append("--no-default-config")
+        argv += list(args)
         # --no-shconf: no runtime files left in /var/run/dpdk (vswd adds
         # it only when no --file-prefix is given)
         self.prefix = "vswd%d-%s" % (os.getpid(), tag)

@@ -4,8 +4,9 @@
  * ports' rx queues, classify (EMC, then the wildcard classifier), run the
  * matched rule's actions and send through per-PMD output batches.
  *
- * Threads: one control thread calls every vsw_switch_* function (it must be
- * registered with liburcu-qsbr: rcu_register_thread()). PMDs run
+ * Threads: one control thread calls every vsw_switch_* function (it need
+ * not be a liburcu-qsbr reader: it publishes and waits for grace periods;
+ * if registered, it must not be inside a read-side section). PMDs run
  * vsw_pmd_poll_once() in a loop (vsw_switch_pmds_start() does that on DPDK
  * lcores) and read the port and rule tables under RCU; they allocate
  * nothing, and take no lock but the one around a tx queue that PMDs share

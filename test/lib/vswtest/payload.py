@@ -79,6 +79,7 @@ class Verdict:
         self.seen = set()
         self.last = {}
         self.bad_examples = []
+        self.good_lens = set()
 
     def rx(self, fr, where=""):
         ok = (len(fr) >= MIN_LEN and fr[14:18] == MAGIC and
@@ -100,6 +101,7 @@ class Verdict:
             return
         self.seen.add(key)
         self.good += 1
+        self.good_lens.add(len(fr))
         # order: within one stream on one path (a queue), seq rises
         lk = (where, stream)
         if self.last.get(lk, -1) > seq:

@@ -176,6 +176,7 @@ def main():
             c.check([g[0] for g in got] == [0, 1, 0] and
                     got[2][1].startswith("{"), "pipelined", got)
 
+        time.sleep(0.3)  # every earlier connection's EOF is seen
         limit_exact(c, path)
         alive("connection limit")
 

@@ -47,6 +47,35 @@ struct side {
 };
 
 static void
+side_init_vq(struct side *s)
+{
+	s->vq = vsw_virtq_create(&s->q.cfg);
+	if (s->vq == NULL) {
+		fprintf(stderr, "virtq create failed\n");
+		exit(1);
+	}
+}
+
+/*
+ * The copy placement is fixed for a queue's life (config): a variant that
+ * wants another one gets a new queue where the old one stopped, like a
+ * reconnect. Outside the timed calls.
+ */
+static void
+side_placement(struct side *s, bool hdr_coalign, bool deq_align)
+{
+	if (s->q.cfg.hdr_coalign == hdr_coalign &&
+		s->q.cfg.no_deq_align == !deq_align)
+		return;
+	s->q.cfg.hdr_coalign = hdr_coalign;
+	s->q.cfg.no_deq_align = !deq_align;
+	s->q.cfg.last_avail_idx = vsw_virtq_last_avail_idx(s->vq);
+	s->q.cfg.last_used_idx = vsw_virtq_last_used_idx(s->vq);
+	vsw_virtq_destroy(s->vq);
+	side_init_vq(s);
+}
+
+static void
 side_init(struct side *s, uint64_t features)
 {
 	memset(s, 0, sizeof(*s));
@@ -55,11 +84,7 @@ side_init(struct side *s, uint64_t features)
 		fprintf(stderr, "guest set-up failed\n");
 		exit(1);
 	}
-	s->vq = malloc(sizeof(*s->vq));
-	if (s->vq == NULL || vsw_virtq_init(s->vq, &s->q.cfg) != 0) {
-		fprintf(stderr, "virtq init failed\n");
-		exit(1);
-	}
+	side_init_vq(s);
 }
 
 /* RX: every descriptor is one 2 KiB write-only buffer, reused forever. */
@@ -119,9 +144,9 @@ die_stats(const struct vsw_virtq *vq, const char *why)
 
 	fprintf(stderr, "%s:", why);
 	for (i = 0; i < VSW_VIRTQ_STAT__MAX; i++)
-		if (vq->stats[i] != 0)
+		if (vsw_virtq_stat(vq, i) != 0)
 			fprintf(stderr, " %s=%llu", vsw_virtq_stat_name(i),
-				(unsigned long long)vq->stats[i]);
+				(unsigned long long)vsw_virtq_stat(vq, i));
 	fputc('\n', stderr);
 	exit(1);
 }
@@ -200,8 +225,8 @@ run_variant(enum variant v, struct side *rx, struct side *tx,
 	struct rte_mempool *mp, struct rte_mbuf **m, struct rte_mbuf **m_al,
 	uint32_t len, int bursts)
 {
-	rx->vq->hdr_coalign = v == ENQ_HDR || v == ENQ_HDR_AL;
-	tx->vq->deq_align = v == DEQ_AL;
+	side_placement(rx, v == ENQ_HDR || v == ENQ_HDR_AL, true);
+	side_placement(tx, false, v == DEQ_AL);
 	switch (v) {
 	case ENQ_PLAIN:
 	case ENQ_HDR:

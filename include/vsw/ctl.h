@@ -11,7 +11,12 @@
  *   reply:   a header line "<status> <length>\n" (status 0 = ok, 1 = error)
  *            followed by exactly <length> bytes of body.
  * An error body is one line. Every command accepts --json, which makes the
- * body a JSON document (an error then is {"error": "..."}).
+ * body a JSON object (an error then is {"schema": N, "error": "..."}).
+ *
+ * JSON schema: every --json reply object carries "schema":
+ * VSW_CTL_JSON_SCHEMA as its first key, added in one place
+ * (vsw_ctl_execute). Adding keys keeps the number; removing or renaming a
+ * key, or changing what a value means, bumps it (doc/user-guide.md).
  *
  * Trust: clients are untrusted. Oversized lines, binary garbage, idle
  * clients and floods of connections get an error or a close, never a crash
@@ -46,6 +51,11 @@ void vsw_ctl_reply_printf(struct vsw_ctl_reply *r, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 /* Append s as a JSON string literal, quotes included. */
 void vsw_ctl_reply_json_str(struct vsw_ctl_reply *r, const char *s);
+/* The version of every --json reply's layout (see the top of this file). */
+#define VSW_CTL_JSON_SCHEMA 1
+/* Put "schema": VSW_CTL_JSON_SCHEMA first in a JSON object reply; other
+ * replies are left alone. vsw_ctl_execute() calls it. */
+void vsw_ctl_reply_json_finish(struct vsw_ctl_reply *r);
 /* Replace the body with a one-line error (JSON: {"error": "..."}). */
 void vsw_ctl_reply_error(struct vsw_ctl_reply *r, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));

@@ -63,7 +63,9 @@ void vsw_pmd_flush(struct vsw_pmd *pmd);
 	X(ITER_BUSY, "busy_iterations")                                       \
 	X(ITER_IDLE, "idle_iterations")                                       \
 	X(CYCLES_BUSY, "busy_cycles")                                         \
-	X(CYCLES_IDLE, "idle_cycles")
+	X(CYCLES_IDLE, "idle_cycles")                                         \
+	X(SLEEPS, "sleeps")                                                   \
+	X(CYCLES_SLEEP, "sleep_cycles")
 
 enum vsw_pmd_counter {
 #define VSW_PMD_COUNTER_ENUM(e, s) VSW_PMD_##e,

@@ -73,12 +73,31 @@ void vsw_port_ring_set_tx_limit(struct vsw_port_ring *p, unsigned limit);
  * guest's RX vring, frees all n and returns how many the guest got (the
  * vport counts the others by reason: ENQ_DROP_*).
  */
+/*
+ * tx retries (OVS tx-retries-max): when the guest's RX ring is full, the
+ * packets left over are offered again up to tx_retries_max times within
+ * the burst (vsw_vport_enqueue_burst_retry: short busy pause, never blocks)
+ * before they count as dropped; each retry is counted per queue pair.
+ */
+#define VSW_PORT_VHOST_TX_RETRIES_DEFAULT 8
+#define VSW_PORT_VHOST_TX_RETRIES_MAX 64
+#define VSW_PORT_VHOST_QUEUES 16 /* = VSW_VPORT_QUEUE_PAIRS_MAX */
 struct vsw_port_vhost {
 	struct vsw_vport *vport;
 	struct rte_mempool *pool;
+	uint32_t tx_retries_max; /* control thread writes (atomic) */
+	/* Per queue pair; one writer: the PMD sending on it (vsw/port.h). */
+	uint64_t tx_retries[VSW_PORT_VHOST_QUEUES];
 };
+/* tx_retries_max starts at VSW_PORT_VHOST_TX_RETRIES_DEFAULT. */
 void vsw_port_vhost_init(struct vsw_port_vhost *p, struct vsw_vport *vport,
 	struct rte_mempool *pool);
+/* 0..VSW_PORT_VHOST_TX_RETRIES_MAX (0 = drop at once): 0 or -EINVAL.
+ * Any thread; PMDs pick it up at their next burst. */
+int vsw_port_vhost_set_tx_retries(struct vsw_port_vhost *p, unsigned max);
+unsigned vsw_port_vhost_tx_retries_max(const struct vsw_port_vhost *p);
+/* Retries made on queue pair qp so far (0 for qp out of range). */
+uint64_t vsw_port_vhost_tx_retries(const struct vsw_port_vhost *p, uint16_t qp);
 extern const struct vsw_port_ops vsw_port_vhost_ops;
 
 /* ---- DPDK ethdev port (configured and started by the caller) ---- */

@@ -33,6 +33,8 @@
 #define VSW_SWITCH_BURST 32
 /* Owned tx queues of one port a PMD spreads its bursts over, at most. */
 #define VSW_SWITCH_TXQ_SPREAD 16
+/* rx queues per port whose cycles PMDs measure (and a rebalance places). */
+#define VSW_SWITCH_RXQ_MEASURED 16
 
 struct vsw_switch_config {
 	unsigned n_pmds;                       /* 1..VSW_SWITCH_MAX_PMDS */
@@ -89,6 +91,34 @@ unsigned vsw_switch_n_ports(const struct vsw_switch *sw);
 int vsw_switch_rxq_pmd(const struct vsw_switch *sw, uint16_t port_no,
 	uint16_t queue);
 
+/*
+ * Busy cycles rx queue (port_no, queue) cost its PMDs since the port was
+ * added or the last rebalance: receive, switch, and its share (by packets)
+ * of the output flush. 0 or -ENOENT. Control thread.
+ */
+int vsw_switch_rxq_cycles(const struct vsw_switch *sw, uint16_t port_no,
+	uint16_t queue, uint64_t *cycles);
+
+enum vsw_rxq_assign {
+	VSW_RXQ_ASSIGN_ROUNDROBIN, /* ports in number order, then queues */
+	VSW_RXQ_ASSIGN_CYCLES,	   /* by measured cycles (OVS "cycles") */
+};
+/*
+ * Reassign every rx queue to the PMDs and publish: by measured cycles
+ * (vsw_switch_rxq_assign_cycles on vsw_switch_rxq_cycles) or back to
+ * round-robin. Queues added later go round-robin. Starts a new measuring
+ * interval. 0 or -ENOMEM (nothing changed).
+ */
+int vsw_switch_rxq_rebalance(struct vsw_switch *sw, enum vsw_rxq_assign how);
+/*
+ * The assignment itself (pure, for tests): queues by descending load (ties:
+ * lower index first), each to the PMD with the least load so far (ties:
+ * fewer queues, then lower index). pmd_of[i] gets queue i's PMD.
+ * 0 or -ENOMEM.
+ */
+int vsw_switch_rxq_assign_cycles(
+	const uint64_t *load, unsigned n, unsigned n_pmds, uint8_t *pmd_of);
+
 /* ---- rules (control thread); each call publishes once ---- */
 
 /*
@@ -143,6 +173,17 @@ void vsw_switch_pmds_stop(struct vsw_switch *sw);
  * PMDs apply it at their next iteration. No effect if emc_entries was 0. */
 void vsw_switch_set_emc_insert_inv_prob(struct vsw_switch *sw,
 	uint32_t inv_prob);
+
+/*
+ * Idle back-off (OVS's pmd-sleep-max): a PMD whose iteration received
+ * nothing sleeps 1, 2, 4 ... microseconds, at most max_us, and polls at
+ * full speed again from the first packet. It goes RCU-offline while it
+ * sleeps, so it never holds up a grace period. 0 (the default) = never
+ * sleep. PMDs read it every iteration. At most VSW_SWITCH_SLEEP_MAX_US.
+ */
+#define VSW_SWITCH_SLEEP_MAX_US 10000
+int vsw_switch_set_pmd_sleep_max(struct vsw_switch *sw, uint32_t max_us);
+uint32_t vsw_switch_pmd_sleep_max(const struct vsw_switch *sw);
 
 /* ---- MAC learning (normal action) ---- */
 

@@ -2,16 +2,17 @@
 /*
  * vsw virtqueue data path: split virtqueues (virtio 1.1, section 2.7) served
  * from the backend's side, on a plain struct. No librte_vhost in here: the
- * vhost-user port code fills a struct vsw_virtq from what librte_vhost hands
- * over; unit tests fill it from the software guest; fuzzers from raw bytes.
+ * vhost-user port code creates a struct vsw_virtq from a config filled with
+ * what librte_vhost hands over; unit tests fill the config from the
+ * software guest; fuzzers from raw bytes.
  *
  * Direction names are the backend's: enqueue = host -> guest (the guest's RX
  * queue), dequeue = guest -> host (the guest's TX queue).
  *
  * Trust: everything in guest memory (descriptors, avail ring, lengths,
  * addresses, flags, indirect tables, the avail index) is hostile until
- * checked. The struct itself and the region table are trusted (the port
- * code validated them when the memory table arrived).
+ * checked. The config and the region table are trusted (the port code
+ * validated them when the memory table arrived).
  *
  * Threads: one poller owns a queue at a time; no locks inside.
  */
@@ -112,10 +113,13 @@ const char *vsw_virtq_stat_name(enum vsw_virtq_stat s);
 /* How the queue signals the guest ("interrupt"): the port supplies it. */
 typedef void (*vsw_virtq_notify_fn)(void *ctx);
 
-/* What the caller knows about a queue when the guest has set it up. */
+/*
+ * Everything the caller sets about a queue, once, when the guest has set it
+ * up. Zero is the default for every field that has one.
+ */
 struct vsw_virtq_config {
 	uint64_t desc_gpa;   /* ring addresses as the guest gave them; */
-	uint64_t avail_gpa;  /* translated and range-checked by init */
+	uint64_t avail_gpa;  /* translated and range-checked by create */
 	uint64_t used_gpa;
 	uint32_t size;       /* power of two, 1..VSW_VIRTQ_SIZE_MAX */
 	uint16_t last_avail_idx; /* where to resume (reconnect) */
@@ -126,57 +130,72 @@ struct vsw_virtq_config {
 	void *notify_ctx;
 	uint32_t max_pkt_len; /* chain bytes incl. header, both directions:
 			       * bigger are dropped; 0 = 65535 + hdr_len */
-	const char *name;     /* for log lines ("vm1 q0"); may be NULL */
+	const char *name;     /* for log lines ("vm1 q0"); may be NULL; must
+			       * outlive the queue */
+	/* Copy placement, measured (see virtq_enqueue.c, virtq_dequeue.c);
+	 * the defaults are what ports use, benchmarks and fuzzers flip them. */
+	bool hdr_coalign;  /* enqueue: header into the first segment's
+			    * headroom, copied with the data as one run */
+	bool no_deq_align; /* dequeue: keep the mbuf data at the default
+			    * headroom instead of co-aligning it */
 };
 
 /*
- * The queue. Fields below are read-only for users; the layout is public so
- * the data path can be inlined and the struct embedded by callers.
+ * The queue: private to the data path (layout in vhost/virtq/virtq_priv.h).
+ * One poller owns it at a time; the accessors below may be called by the
+ * thread that owns the queue, or by any thread once no poller can reach it
+ * (after an RCU grace period), except vsw_virtq_stats_read (any thread).
  */
-struct vsw_virtq {
-	struct vring_desc *desc;
-	struct vring_avail *avail;
-	struct vring_used *used;
-	const struct vsw_mem *mem;
-	uint64_t features;
-	uint32_t size;
-	uint32_t hdr_len;      /* 12 with MRG_RXBUF or VERSION_1, else 10 */
-	uint32_t max_pkt_len;
-	uint16_t last_avail_idx;
-	uint16_t last_used_idx;
-	uint16_t signalled_used; /* EVENT_IDX bookkeeping */
-	bool signalled_used_valid;
-	bool broken;           /* ring inconsistent: the queue is stopped */
-	vsw_virtq_notify_fn notify;
-	void *notify_ctx;
-	uint64_t stats[VSW_VIRTQ_STAT__MAX];
-	const char *name;
-	/* internal from here on: may change without notice */
-	const uint16_t *used_event; /* avail->ring[size], with EVENT_IDX */
-	bool hdr_coalign;        /* enqueue: header in mbuf headroom, one run
-				  * (default off: measured, see virtq_enqueue.c) */
-	bool deq_align;          /* dequeue: mbuf data co-aligned with guest
-				  * (default on) */
-	uint64_t log_next_tsc;   /* rate limiter for guest-error log lines */
-	uint32_t log_suppressed;
-	/* shadow used ring: filled per burst, published once */
-	uint32_t shadow_n;
-	struct {
-		uint32_t id;
-		uint32_t len;
-	} shadow[VSW_VIRTQ_SIZE_MAX];
-};
+struct vsw_virtq;
 
 /*
- * Set up a queue from a config. Translates and checks the three ring areas
- * (each must lie inside guest memory, with the right alignment and size for
- * cfg->size). Returns 0, or -EINVAL (bad size/features) or -EFAULT (ring
- * outside guest memory). On error the queue is left broken and every burst
- * call on it returns 0. Zeroes the counters (fold them elsewhere first).
- * The struct is large (shadow used ring): allocate it, don't put it on a
- * stack.
+ * Allocates a queue and sets it up from cfg: translates and checks the
+ * three ring areas (each must lie inside one guest memory region, with the
+ * right alignment and size for cfg->size) and sizes the shadow used ring to
+ * cfg->size. The only allocation the queue ever makes: the burst calls
+ * allocate nothing but mbufs. Counters start at 0. Returns the queue, or
+ * NULL with rte_errno set: EINVAL (bad size; no memory table or more than
+ * VSW_MEM_REGIONS_MAX regions), EFAULT (a ring outside guest memory,
+ * logged), ENOMEM.
  */
-int vsw_virtq_init(struct vsw_virtq *vq, const struct vsw_virtq_config *cfg);
+struct vsw_virtq *vsw_virtq_create(const struct vsw_virtq_config *cfg);
+
+/* Frees a queue (NULL: nothing). No poller may still reach it. */
+void vsw_virtq_destroy(struct vsw_virtq *vq);
+
+/*
+ * Ring position: the next avail entry the queue will take, and the used
+ * index it last published. What GET_VRING_BASE reports (the port hands them
+ * to rte_vhost_set_vring_base), and cfg.last_*_idx to resume from.
+ */
+uint16_t vsw_virtq_last_avail_idx(const struct vsw_virtq *vq);
+uint16_t vsw_virtq_last_used_idx(const struct vsw_virtq *vq);
+
+/*
+ * true once the ring was found inconsistent (ERR_AVAIL_IDX, or an avail
+ * head >= size): the queue is stopped for good; only a new queue created
+ * from a fresh config (the guest resets the ring) runs again.
+ */
+bool vsw_virtq_broken(const struct vsw_virtq *vq);
+
+/* One counter (0 when s is out of range); the owning thread. */
+uint64_t vsw_virtq_stat(const struct vsw_virtq *vq, enum vsw_virtq_stat s);
+
+/*
+ * A retry (vsw_vport_enqueue_burst_retry): the caller offers again the last
+ * n packets that the previous vsw_virtq_enqueue_burst() counted as
+ * ENQ_DROP_RING_FULL; they are not dropped yet, so they leave that counter
+ * (the next burst counts them once, delivered or not). The owning thread;
+ * n at most what that burst counted there.
+ */
+void vsw_virtq_enqueue_retry(struct vsw_virtq *vq, uint16_t n);
+
+/*
+ * Copies every counter into stats[]. Any thread: each counter is read
+ * whole, but the set is not one instant (the poller may be counting).
+ */
+void vsw_virtq_stats_read(const struct vsw_virtq *vq,
+	uint64_t stats[VSW_VIRTQ_STAT__MAX]);
 
 /*
  * Host -> guest. Copies each of pkts[0..n) (n <= VSW_VIRTQ_BURST_MAX,
@@ -185,7 +204,7 @@ int vsw_virtq_init(struct vsw_virtq *vq, const struct vsw_virtq_config *cfg);
  * and notifies the guest at most once if it asked.
  * Returns how many packets were delivered. Every packet not delivered is
  * counted under one ENQ_DROP_* reason. The mbufs stay the caller's (the
- * caller frees all n); with vq->hdr_coalign (off by default) the header is
+ * caller frees all n); with cfg.hdr_coalign (off by default) the header is
  * written into the headroom of a first segment that is direct, refcnt 1
  * and has hdr_len bytes of headroom. n may exceed VSW_VIRTQ_BURST_MAX.
  */
@@ -200,7 +219,7 @@ uint16_t vsw_virtq_enqueue_burst(struct vsw_virtq *vq, struct rte_mbuf **pkts,
  * stored in pkts; they belong to the caller. A bad chain is returned to the
  * guest with length 0 and counted (DEQ_DROP_* plus the ERR_* that says why).
  * Used lengths are always 0 (the device writes nothing into TX buffers).
- * With vq->deq_align (default on) a head mbuf whose frame starts with >= 1
+ * Unless cfg.no_deq_align, a head mbuf whose frame starts with >= 1
  * KiB has its data placed at the guest frame's offset modulo 64 (headroom
  * 65..128 bytes instead of RTE_PKTMBUF_HEADROOM).
  */

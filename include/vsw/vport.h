@@ -89,6 +89,17 @@ uint16_t vsw_vport_enqueue_burst(struct vsw_vport *port, uint16_t qp,
 	struct rte_mbuf **pkts, uint16_t n);
 
 /*
+ * The same, retrying when the guest's RX ring is full (OVS tx-retries-max):
+ * the packets that found no buffer are offered again after a ~1 us busy
+ * pause, at most max_retries times, and not after a retry that delivered
+ * nothing. Only the last attempt's leftovers count as ENQ_DROP_RING_FULL;
+ * *retries (the caller's, one writer) counts the retries. Never blocks.
+ */
+uint16_t vsw_vport_enqueue_burst_retry(struct vsw_vport *port, uint16_t qp,
+	struct rte_mbuf **pkts, uint16_t n, unsigned max_retries,
+	uint64_t *retries);
+
+/*
  * Guest -> host on queue pair qp: vsw_virtq_dequeue_burst() on the guest's
  * TX vring, or 0 when it is not enabled/set up. Mbufs come from mp and
  * belong to the caller.

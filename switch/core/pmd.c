@@ -14,6 +14,8 @@
  */
 #include <errno.h>
 #include <string.h>
+#include <sys/prctl.h>
+#include <time.h>
 
 #include <rte_cycles.h>
 #include <rte_launch.h>
@@ -111,13 +113,37 @@ vsw_pmd_flush(struct vsw_pmd *pmd)
 	pmd->pt = NULL;
 }
 
+/* Busy rx queues of one iteration, for their share of the flush. */
+struct rxq_busy {
+	const struct vsw_rxq_ref *r;
+	unsigned n;
+};
+
+static inline void
+rxq_charge(struct vsw_pmd *pmd, const struct vsw_rxq_ref *r, uint64_t c)
+{
+	if (likely(r->queue < VSW_SWITCH_RXQ_MEASURED))
+		ctr_add(&pmd->rxq_cycles[r->port][r->queue], c);
+}
+
+/* The flush's cycles go to the busy queues by their packets (OVS does the
+ * same): the guest copy of a vhost output is most of a packet's cost. */
+static __rte_noinline void
+rxq_charge_flush(struct vsw_pmd *pmd, const struct rxq_busy *b, unsigned n_busy,
+	unsigned total, uint64_t c)
+{
+	for (unsigned i = 0; i < n_busy; i++)
+		rxq_charge(pmd, b[i].r, c * b[i].n / total);
+}
+
 unsigned
 vsw_pmd_poll_once(struct vsw_pmd *pmd)
 {
 	struct rte_mbuf *pkts[VSW_SWITCH_BURST];
+	struct rxq_busy busy[VSW_SWITCH_BURST];
 	const struct vsw_port_table *pt;
-	uint64_t t0 = rte_rdtsc(), dt;
-	unsigned total = 0;
+	uint64_t t0 = rte_rdtsc(), t = t0, now, dt;
+	unsigned total = 0, n_busy = 0;
 	uint32_t q, want;
 
 	pt = rcu_dereference(pmd->sw->ports);
@@ -141,10 +167,22 @@ vsw_pmd_poll_once(struct vsw_pmd *pmd)
 			continue;
 		vsw_pmd_process_rxq(pmd, r->port, r->queue, pkts, n);
 		total += n;
+		/* One TSC read per busy queue; empty polls before it are
+		 * charged to it (a few dozen cycles each). */
+		now = rte_rdtsc();
+		rxq_charge(pmd, r, now - t);
+		t = now;
+		if (n_busy < VSW_SWITCH_BURST)
+			busy[n_busy++] = (struct rxq_busy){r, n};
 	}
 	vsw_pmd_flush(pmd);
-	dt = rte_rdtsc() - t0;
+	now = rte_rdtsc();
+	dt = now - t0;
 	if (total > 0) {
+		if (n_busy == 1)
+			rxq_charge(pmd, busy[0].r, now - t);
+		else
+			rxq_charge_flush(pmd, busy, n_busy, total, now - t);
 		ctr_add(&pmd->ctr[VSW_PMD_ITER_BUSY], 1);
 		ctr_add(&pmd->ctr[VSW_PMD_CYCLES_BUSY], dt);
 	} else {
@@ -154,18 +192,69 @@ vsw_pmd_poll_once(struct vsw_pmd *pmd)
 	return total;
 }
 
+/*
+ * Nothing came in: sleep one back-off step (1, 2, 4 ... us up to max_us).
+ * RCU-offline while asleep, so the control thread's grace periods do not
+ * wait for us; online again before the next snapshot.
+ */
+static __rte_noinline void
+pmd_idle_sleep(struct vsw_pmd *pmd, uint32_t max_us)
+{
+	uint32_t us = pmd->sleep_us == 0 ? 1 : 2 * pmd->sleep_us;
+	struct timespec ts;
+	uint64_t t0;
+
+	if (us > max_us)
+		us = max_us;
+	pmd->sleep_us = us;
+	ts.tv_sec = us / 1000000;
+	ts.tv_nsec = (long)(us % 1000000) * 1000;
+	rcu_thread_offline();
+	t0 = rte_rdtsc();
+	nanosleep(&ts, NULL);
+	ctr_add(&pmd->ctr[VSW_PMD_SLEEPS], 1);
+	ctr_add(&pmd->ctr[VSW_PMD_CYCLES_SLEEP], rte_rdtsc() - t0);
+	rcu_thread_online();
+}
+
 int
 vsw_pmd_main(void *arg)
 {
 	struct vsw_pmd *pmd = arg;
 
+	/* The default 50 us timer slack would swamp a 1 us back-off step. */
+	prctl(PR_SET_TIMERSLACK, 1000UL, 0, 0, 0);
 	rcu_register_thread();
 	while (!__atomic_load_n(&pmd->stop, __ATOMIC_ACQUIRE)) {
-		vsw_pmd_poll_once(pmd);
+		uint32_t max_us;
+
+		if (vsw_pmd_poll_once(pmd) != 0) {
+			pmd->sleep_us = 0;
+		} else {
+			max_us = __atomic_load_n(
+				&pmd->sw->pmd_sleep_max_us, __ATOMIC_RELAXED);
+			if (unlikely(max_us != 0))
+				pmd_idle_sleep(pmd, max_us);
+		}
 		rcu_quiescent_state();
 	}
 	rcu_unregister_thread();
 	return 0;
+}
+
+int
+vsw_switch_set_pmd_sleep_max(struct vsw_switch *sw, uint32_t max_us)
+{
+	if (max_us > VSW_SWITCH_SLEEP_MAX_US)
+		return -EINVAL;
+	__atomic_store_n(&sw->pmd_sleep_max_us, max_us, __ATOMIC_RELAXED);
+	return 0;
+}
+
+uint32_t
+vsw_switch_pmd_sleep_max(const struct vsw_switch *sw)
+{
+	return __atomic_load_n(&sw->pmd_sleep_max_us, __ATOMIC_RELAXED);
 }
 
 int

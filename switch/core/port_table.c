@@ -17,6 +17,17 @@
 
 #include "switch_priv.h"
 
+/* The PMD of rx queue (p, q): a rebalance's pin, else the next in turn. */
+static unsigned
+rxq_pmd(const struct vsw_switch *sw, unsigned p, unsigned q, unsigned *k)
+{
+	unsigned n_pmds = sw->cfg.n_pmds;
+
+	if (q < VSW_SWITCH_RXQ_MEASURED && sw->rxq_pin[p][q] < n_pmds)
+		return sw->rxq_pin[p][q];
+	return (*k)++ % n_pmds;
+}
+
 static struct vsw_port_table *
 table_build(const struct vsw_switch *sw, struct vsw_port *const *ports)
 {
@@ -37,7 +48,7 @@ table_build(const struct vsw_switch *sw, struct vsw_port *const *ports)
 		t->port[p] = ports[p];
 		t->list[t->n_ports++] = (uint16_t)p;
 		for (q = 0; q < ports[p]->n_rxq; q++)
-			count[k++ % n_pmds]++;
+			count[rxq_pmd(sw, p, q, &k)]++;
 	}
 	for (i = 0; i < n_pmds; i++)
 		t->rxq_first[i + 1] = t->rxq_first[i] + count[i];
@@ -48,7 +59,7 @@ table_build(const struct vsw_switch *sw, struct vsw_port *const *ports)
 	for (i = 0; i < t->n_ports; i++) {
 		p = t->list[i];
 		for (q = 0; q < ports[p]->n_rxq; q++) {
-			unsigned pmd = k++ % n_pmds;
+			unsigned pmd = rxq_pmd(sw, p, q, &k);
 			struct vsw_rxq_ref *r =
 				&t->rxqs[t->rxq_first[pmd] + count[pmd]++];
 
@@ -106,6 +117,7 @@ port_table_init(struct vsw_switch *sw)
 {
 	struct vsw_port *none[VSW_SWITCH_MAX_PORTS] = {0};
 
+	memset(sw->rxq_pin, RXQ_UNPINNED, sizeof(sw->rxq_pin));
 	sw->ports = table_build(sw, none);
 	return sw->ports == NULL ? -ENOMEM : 0;
 }
@@ -152,6 +164,29 @@ vsw_switch_n_ports(const struct vsw_switch *sw)
 	return sw->ports->n_ports;
 }
 
+/* Sum of (port, queue)'s cycles over the PMDs. */
+static uint64_t
+rxq_cycles_raw(const struct vsw_switch *sw, unsigned p, unsigned q)
+{
+	uint64_t c = 0;
+
+	for (unsigned i = 0; i < sw->cfg.n_pmds; i++)
+		c += ctr_read(&sw->pmd[i]->rxq_cycles[p][q]);
+	return c;
+}
+
+/* A new measuring interval for port p's rx queues (a reused number must
+ * not inherit the old port's cycles or placement). */
+static void
+rxq_rebase(struct vsw_switch *sw, unsigned p, bool unpin)
+{
+	for (unsigned q = 0; q < VSW_SWITCH_RXQ_MEASURED; q++) {
+		sw->rxq_base[p][q] = rxq_cycles_raw(sw, p, q);
+		if (unpin)
+			sw->rxq_pin[p][q] = RXQ_UNPINNED;
+	}
+}
+
 int
 vsw_switch_port_add(struct vsw_switch *sw, const char *name,
 	const struct vsw_port_ops *ops, void *ctx, uint16_t n_rxq,
@@ -184,6 +219,7 @@ vsw_switch_port_add(struct vsw_switch *sw, const char *name,
 	port_txq_plan(p, sw->cfg.n_pmds, false);
 	ports[no] = p;
 	port_stats_rebase(sw, (uint16_t)no);
+	rxq_rebase(sw, no, true);
 	rc = publish(sw, ports);
 	if (rc < 0) {
 		free(p);
@@ -280,4 +316,124 @@ vsw_switch_rxq_pmd(const struct vsw_switch *sw, uint16_t port_no,
 					t->rxqs[k].queue == queue)
 				return (int)i;
 	return -ENOENT;
+}
+
+int
+vsw_switch_rxq_cycles(const struct vsw_switch *sw, uint16_t port_no,
+	uint16_t queue, uint64_t *cycles)
+{
+	const struct vsw_port *p;
+
+	if (port_no >= VSW_SWITCH_MAX_PORTS)
+		return -ENOENT;
+	p = sw->ports->port[port_no];
+	if (p == NULL || queue >= p->n_rxq)
+		return -ENOENT;
+	*cycles = queue < VSW_SWITCH_RXQ_MEASURED
+			  ? rxq_cycles_raw(sw, port_no, queue) -
+				    sw->rxq_base[port_no][queue]
+			  : 0;
+	return 0;
+}
+
+struct rxq_load {
+	uint64_t load;
+	unsigned idx;
+};
+
+static int
+load_desc(const void *a, const void *b)
+{
+	const struct rxq_load *x = a, *y = b;
+
+	if (x->load != y->load)
+		return x->load < y->load ? 1 : -1;
+	return x->idx < y->idx ? -1 : x->idx > y->idx;
+}
+
+int
+vsw_switch_rxq_assign_cycles(
+	const uint64_t *load, unsigned n, unsigned n_pmds, uint8_t *pmd_of)
+{
+	uint64_t sum[VSW_SWITCH_MAX_PMDS] = {0};
+	unsigned cnt[VSW_SWITCH_MAX_PMDS] = {0};
+	struct rxq_load *v;
+
+	if (n_pmds == 0 || n_pmds > VSW_SWITCH_MAX_PMDS)
+		return -EINVAL;
+	if (n == 0)
+		return 0;
+	v = malloc(n * sizeof(*v));
+	if (v == NULL)
+		return -ENOMEM;
+	for (unsigned i = 0; i < n; i++)
+		v[i] = (struct rxq_load){load[i], i};
+	qsort(v, n, sizeof(*v), load_desc);
+	/* Longest first onto the least loaded: within 4/3 of the best. */
+	for (unsigned i = 0; i < n; i++) {
+		unsigned best = 0;
+
+		for (unsigned m = 1; m < n_pmds; m++)
+			if (sum[m] < sum[best] ||
+				(sum[m] == sum[best] && cnt[m] < cnt[best]))
+				best = m;
+		sum[best] += v[i].load;
+		cnt[best]++;
+		pmd_of[v[i].idx] = (uint8_t)best;
+	}
+	free(v);
+	return 0;
+}
+
+/* Pin every measured rx queue of the current table by its cycles. */
+static int
+pin_by_cycles(struct vsw_switch *sw)
+{
+	const struct vsw_port_table *t = sw->ports;
+	uint32_t n = t->rxq_first[sw->cfg.n_pmds], k = 0;
+	struct vsw_rxq_ref *ref = malloc((n + 1) * sizeof(*ref));
+	uint64_t *load = calloc(n + 1, sizeof(*load));
+	uint8_t *pmd_of = malloc(n + 1);
+	int rc = -ENOMEM;
+
+	if (ref != NULL && load != NULL && pmd_of != NULL) {
+		for (uint32_t i = 0; i < n; i++) {
+			if (t->rxqs[i].queue >= VSW_SWITCH_RXQ_MEASURED)
+				continue; /* stays round-robin */
+			ref[k] = t->rxqs[i];
+			vsw_switch_rxq_cycles(
+				sw, ref[k].port, ref[k].queue, &load[k]);
+			k++;
+		}
+		rc = vsw_switch_rxq_assign_cycles(
+			load, k, sw->cfg.n_pmds, pmd_of);
+	}
+	for (uint32_t i = 0; rc == 0 && i < k; i++)
+		sw->rxq_pin[ref[i].port][ref[i].queue] = pmd_of[i];
+	free(ref);
+	free(load);
+	free(pmd_of);
+	return rc;
+}
+
+int
+vsw_switch_rxq_rebalance(struct vsw_switch *sw, enum vsw_rxq_assign how)
+{
+	uint8_t saved[VSW_SWITCH_MAX_PORTS][VSW_SWITCH_RXQ_MEASURED];
+	int rc = 0;
+
+	memcpy(saved, sw->rxq_pin, sizeof(saved));
+	if (how == VSW_RXQ_ASSIGN_CYCLES)
+		rc = pin_by_cycles(sw);
+	else
+		memset(sw->rxq_pin, RXQ_UNPINNED, sizeof(sw->rxq_pin));
+	if (rc == 0)
+		rc = publish(sw, sw->ports->port);
+	if (rc < 0) {
+		memcpy(sw->rxq_pin, saved, sizeof(saved));
+		return rc;
+	}
+	for (unsigned p = 0; p < VSW_SWITCH_MAX_PORTS; p++)
+		rxq_rebase(sw, p, false);
+	return 0;
 }

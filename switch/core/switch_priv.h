@@ -132,6 +132,7 @@ struct vsw_pmd {
 	uint64_t rules_version;
 	uint64_t rules_gen;
 	struct vsw_emc *emc; /* NULL when the EMC is off */
+	uint32_t sleep_us;   /* current idle back-off step, 0 = awake */
 	uint32_t emc_inv_prob; /* what this PMD's EMC is set to */
 
 	/* Owned counters (single writer: this PMD). */
@@ -151,7 +152,14 @@ struct vsw_pmd {
 	uint16_t n_batches;
 	struct vsw_out_batch batch[VSW_OUT_BATCHES];
 	uint16_t batch_of[VSW_SWITCH_MAX_PORTS][VSW_SWITCH_TXQ_SPREAD];
+
+	/* Busy cycles per (port, rx queue < VSW_SWITCH_RXQ_MEASURED): rx,
+	 * processing and a share of the flush (pmd-rxq-rebalance). */
+	uint64_t rxq_cycles[VSW_SWITCH_MAX_PORTS][VSW_SWITCH_RXQ_MEASURED];
 };
+
+/* An rx queue no rebalance has placed: round-robin. */
+#define RXQ_UNPINNED 0xff
 
 struct vsw_mac_table;
 
@@ -163,6 +171,7 @@ struct vsw_switch {
 	uint64_t rules_version;
 	uint64_t rules_gen;
 	uint32_t emc_inv_prob; /* wanted; PMDs follow (atomic) */
+	uint32_t pmd_sleep_max_us; /* idle back-off limit, 0 = off (atomic) */
 	/* Control thread only: every live rule by id, and free ids. */
 	struct vsw_sw_rule **by_id;
 	struct vsw_sw_rule **hash; /* by match; hash_mask + 1 buckets */
@@ -178,6 +187,10 @@ struct vsw_switch {
 	/* Around tx_burst on a shared tx queue (port, txq % MAX_PMDS); the
 	 * only lock a PMD takes. Outlives port table versions. */
 	rte_spinlock_t txq_lock[VSW_SWITCH_MAX_PORTS][VSW_SWITCH_MAX_PMDS];
+	/* Control thread: the PMD a rebalance gave each rx queue, and the
+	 * cycle sums (over PMDs) at the last rebalance or port add. */
+	uint8_t rxq_pin[VSW_SWITCH_MAX_PORTS][VSW_SWITCH_RXQ_MEASURED];
+	uint64_t rxq_base[VSW_SWITCH_MAX_PORTS][VSW_SWITCH_RXQ_MEASURED];
 };
 
 /* Counters: one writer, readable by others without tearing. */

@@ -152,8 +152,8 @@ strip_json_flag(int argc, char **argv, bool *json)
 	return out;
 }
 
-int
-vsw_ctl_execute(const struct vsw_ctl_command *table, size_t n, void *ctx,
+static int
+execute(const struct vsw_ctl_command *table, size_t n, void *ctx,
 	char *line, struct vsw_ctl_reply *reply)
 {
 	char *argv[VSW_CTL_ARGS_MAX];
@@ -191,4 +191,14 @@ vsw_ctl_execute(const struct vsw_ctl_command *table, size_t n, void *ctx,
 	}
 	cmd->fn(ctx, argc, argv, reply);
 	return reply->error ? -1 : 0;
+}
+
+int
+vsw_ctl_execute(const struct vsw_ctl_command *table, size_t n, void *ctx,
+	char *line, struct vsw_ctl_reply *reply)
+{
+	int rc = execute(table, n, ctx, line, reply);
+
+	vsw_ctl_reply_json_finish(reply);
+	return rc;
 }

@@ -98,6 +98,26 @@ vsw_ctl_reply_json_str(struct vsw_ctl_reply *r, const char *s)
 }
 
 void
+vsw_ctl_reply_json_finish(struct vsw_ctl_reply *r)
+{
+	char field[32];
+	size_t n, rest;
+	bool empty;
+
+	if (!r->json || r->oom || r->len == 0 || r->buf[0] != '{')
+		return;
+	empty = r->len >= 2 && r->buf[1 + strspn(r->buf + 1, " ")] == '}';
+	n = (size_t)snprintf(field, sizeof(field), "\"schema\": %d%s",
+		VSW_CTL_JSON_SCHEMA, empty ? "" : ", ");
+	if (!reserve(r, n))
+		return;
+	rest = r->len - 1;
+	memmove(r->buf + 1 + n, r->buf + 1, rest + 1);
+	memcpy(r->buf + 1, field, n);
+	r->len += n;
+}
+
+void
 vsw_ctl_reply_error(struct vsw_ctl_reply *r, const char *fmt, ...)
 {
 	char msg[512];

@@ -7,11 +7,21 @@
  * tx copies into the guest, so it frees every mbuf it is given and returns
  * how many the guest received; the vport counts the rest by reason
  * (ENQ_DROP_* per queue pair), the switch counts them as undelivered.
+ * Retries on a full guest ring live here, not in the switch core: only the
+ * vport knows which packets found no buffer (the burst's tail) and which
+ * were dropped for good (too large, bad descriptor), and other ports'
+ * "full" (an ethdev tx ring) needs no retry of this kind.
  */
+#include <errno.h>
+#include <string.h>
+
 #include <rte_mbuf.h>
 
 #include <vsw/port.h>
 #include <vsw/vport.h>
+
+_Static_assert(VSW_PORT_VHOST_QUEUES == VSW_VPORT_QUEUE_PAIRS_MAX,
+	"one retry counter per queue pair");
 
 static uint16_t
 vhost_rx_burst(void *port, uint16_t queue, struct rte_mbuf **pkts,
@@ -26,10 +36,17 @@ static uint16_t
 vhost_tx_burst(void *port, uint16_t queue, struct rte_mbuf **pkts,
 	uint16_t n)
 {
-	const struct vsw_port_vhost *p = port;
+	struct vsw_port_vhost *p = port;
+	unsigned max = __atomic_load_n(&p->tx_retries_max, __ATOMIC_RELAXED);
+	uint16_t sent;
+
 	/* A switch batch may hold two bursts: the virtq takes them in one
 	 * call (vsw_virtq_enqueue_burst), one used-ring publish. */
-	uint16_t sent = vsw_vport_enqueue_burst(p->vport, queue, pkts, n);
+	if (max == 0 || unlikely(queue >= VSW_PORT_VHOST_QUEUES))
+		sent = vsw_vport_enqueue_burst(p->vport, queue, pkts, n);
+	else
+		sent = vsw_vport_enqueue_burst_retry(
+			p->vport, queue, pkts, n, max, &p->tx_retries[queue]);
 
 	rte_pktmbuf_free_bulk(pkts, n);
 	return sent;
@@ -46,4 +63,29 @@ vsw_port_vhost_init(struct vsw_port_vhost *p, struct vsw_vport *vport,
 {
 	p->vport = vport;
 	p->pool = pool;
+	p->tx_retries_max = VSW_PORT_VHOST_TX_RETRIES_DEFAULT;
+	memset(p->tx_retries, 0, sizeof(p->tx_retries));
+}
+
+int
+vsw_port_vhost_set_tx_retries(struct vsw_port_vhost *p, unsigned max)
+{
+	if (max > VSW_PORT_VHOST_TX_RETRIES_MAX)
+		return -EINVAL;
+	__atomic_store_n(&p->tx_retries_max, max, __ATOMIC_RELAXED);
+	return 0;
+}
+
+unsigned
+vsw_port_vhost_tx_retries_max(const struct vsw_port_vhost *p)
+{
+	return __atomic_load_n(&p->tx_retries_max, __ATOMIC_RELAXED);
+}
+
+uint64_t
+vsw_port_vhost_tx_retries(const struct vsw_port_vhost *p, uint16_t qp)
+{
+	if (qp >= VSW_PORT_VHOST_QUEUES)
+		return 0;
+	return __atomic_load_n(&p->tx_retries[qp], __ATOMIC_RELAXED);
 }

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * PMD and implementation commands: pmd-stats-show, pmd-stats-clear,
- * pmd-perf-show, pmd-rxq-show, copy-impl-show/set, lookup-impl-show/set,
- * emc-set. Control thread; reads PMD counters (one writer each) and calls
- * the modules' typed setters.
+ * pmd-perf-show, pmd-rxq-show, pmd-rxq-rebalance, pmd-sleep-set,
+ * copy-impl-show/set, lookup-impl-show/set, emc-set. Control thread; reads PMD
+ * counters (one writer each) and calls the modules' typed setters.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -76,6 +76,11 @@ stats_text(struct vswd *d, unsigned i, const struct vsw_pmd_stats *s,
 		cyc ? 100.0 * (double)c[VSW_PMD_CYCLES_BUSY] / (double)cyc : 0);
 	vsw_ctl_reply_printf(r, "  avg. processing cycles per packet: %.1f\n",
 		s->cycles_per_packet);
+	vsw_ctl_reply_printf(r,
+		"  idle sleeps: %" PRIu64 " (%" PRIu64
+		" cycles asleep; pmd-sleep-max %u us)\n",
+		c[VSW_PMD_SLEEPS], c[VSW_PMD_CYCLES_SLEEP],
+		vsw_switch_pmd_sleep_max(d->sw));
 }
 
 static void
@@ -152,6 +157,17 @@ vswd_cmd_pmd_stats_clear(void *ctx, int argc, char **argv,
 		vsw_ctl_reply_printf(r, "pmd stats cleared\n");
 }
 
+/* Share of all cycles (busy, idle polling, asleep) spent asleep. */
+static double
+sleep_pct(const uint64_t *c)
+{
+	uint64_t all = c[VSW_PMD_CYCLES_BUSY] + c[VSW_PMD_CYCLES_IDLE] +
+		       c[VSW_PMD_CYCLES_SLEEP];
+
+	return all ? 100.0 * (double)c[VSW_PMD_CYCLES_SLEEP] / (double)all
+		   : 0.0;
+}
+
 static void
 perf_one(struct vswd *d, unsigned i, bool first,
 	const struct vsw_pmd_stats *s, struct vsw_ctl_reply *r)
@@ -162,22 +178,32 @@ perf_one(struct vswd *d, unsigned i, bool first,
 		(double)c[VSW_PMD_ITER_BUSY] : 0.0;
 
 	if (r->json) {
-		vsw_ctl_reply_printf(r, "%s{\"pmd\": %u, \"iterations\": %"
-			PRIu64 ", \"busy_iterations\": %" PRIu64
+		vsw_ctl_reply_printf(r,
+			"%s{\"pmd\": %u, \"iterations\": %" PRIu64
+			", \"busy_iterations\": %" PRIu64
 			", \"cycles_per_packet\": %.1f, \"busy_ratio\": %.4f, "
-			"\"packets_per_busy_iteration\": %.2f}",
+			"\"packets_per_busy_iteration\": %.2f, \"sleeps\": "
+			"%" PRIu64 ", \"sleep_cycles\": %" PRIu64
+			", \"sleep_max_us\": %u}",
 			first ? "" : ", ", i, it, c[VSW_PMD_ITER_BUSY],
-			s->cycles_per_packet, s->busy_ratio, per_iter);
+			s->cycles_per_packet, s->busy_ratio, per_iter,
+			c[VSW_PMD_SLEEPS], c[VSW_PMD_CYCLES_SLEEP],
+			vsw_switch_pmd_sleep_max(d->sw));
 		return;
 	}
-	vsw_ctl_reply_printf(r, "pmd %u (lcore %u):\n"
+	vsw_ctl_reply_printf(r,
+		"pmd %u (lcore %u):\n"
 		"  iterations: %" PRIu64 " (busy %" PRIu64 ", idle %" PRIu64
 		")\n"
 		"  busy ratio: %.2f%%\n"
 		"  packets per busy iteration: %.2f\n"
-		"  busy cycles per packet: %.1f\n", i, d->pmd_lcores[i], it,
-		c[VSW_PMD_ITER_BUSY], c[VSW_PMD_ITER_IDLE],
-		100.0 * s->busy_ratio, per_iter, s->cycles_per_packet);
+		"  busy cycles per packet: %.1f\n"
+		"  idle sleeps: %" PRIu64 " (%.2f%% of cycles asleep; max %u"
+		" us)\n",
+		i, d->pmd_lcores[i], it, c[VSW_PMD_ITER_BUSY],
+		c[VSW_PMD_ITER_IDLE], 100.0 * s->busy_ratio, per_iter,
+		s->cycles_per_packet, c[VSW_PMD_SLEEPS], sleep_pct(c),
+		vsw_switch_pmd_sleep_max(d->sw));
 }
 
 void
@@ -192,6 +218,7 @@ vswd_cmd_pmd_rxq_show(void *ctx, int argc, char **argv,
 	struct vsw_ctl_reply *r)
 {
 	struct vswd *d = ctx;
+	bool first = true;
 
 	(void)argc;
 	(void)argv;
@@ -200,21 +227,81 @@ vswd_cmd_pmd_rxq_show(void *ctx, int argc, char **argv,
 	for (struct vswd_port *p = d->ports; p != NULL; p = p->next) {
 		for (uint16_t q = 0; q < p->queues; q++) {
 			int pmd = vsw_switch_rxq_pmd(d->sw, p->port_no, q);
+			uint64_t cyc = 0;
 
+			vsw_switch_rxq_cycles(d->sw, p->port_no, q, &cyc);
 			if (r->json) {
-				vsw_ctl_reply_printf(r, "%s{\"port\": ",
-					(p == d->ports && q == 0) ? "" : ", ");
+				vsw_ctl_reply_printf(
+					r, "%s{\"port\": ", first ? "" : ", ");
 				vsw_ctl_reply_json_str(r, p->name);
-				vsw_ctl_reply_printf(r, ", \"queue\": %u, "
-					"\"pmd\": %d}", q, pmd);
+				vsw_ctl_reply_printf(r,
+					", \"queue\": %u, "
+					"\"pmd\": %d, \"cycles\": %" PRIu64 "}",
+					q, pmd, cyc);
 			} else {
-				vsw_ctl_reply_printf(r, "port %-16s queue %2u "
-					"pmd %d\n", p->name, q, pmd);
+				vsw_ctl_reply_printf(r,
+					"port %-16s queue %2u "
+					"pmd %d cycles %" PRIu64 "\n",
+					p->name, q, pmd, cyc);
 			}
+			first = false;
 		}
 	}
 	if (r->json)
 		vsw_ctl_reply_printf(r, "]}\n");
+}
+
+/* pmd-rxq-rebalance [cycles|roundrobin] */
+void
+vswd_cmd_pmd_rxq_rebalance(
+	void *ctx, int argc, char **argv, struct vsw_ctl_reply *r)
+{
+	struct vswd *d = ctx;
+	enum vsw_rxq_assign how = VSW_RXQ_ASSIGN_CYCLES;
+	int rc;
+
+	if (argc == 2 && strcmp(argv[1], "roundrobin") == 0) {
+		how = VSW_RXQ_ASSIGN_ROUNDROBIN;
+	} else if (argc == 2 && strcmp(argv[1], "cycles") != 0) {
+		vsw_ctl_reply_error(r, "pmd-rxq-rebalance takes cycles or "
+				       "roundrobin");
+		return;
+	}
+	rc = vsw_switch_rxq_rebalance(d->sw, how);
+	if (rc < 0) {
+		vsw_ctl_reply_error(r, "rebalance failed: %s", strerror(-rc));
+		return;
+	}
+	vsw_ctl_reply_printf(r,
+		r->json ? "{\"assign\": \"%s\"}\n"
+			: "rx queues reassigned (%s)\n",
+		how == VSW_RXQ_ASSIGN_CYCLES ? "cycles" : "roundrobin");
+}
+
+/* pmd-sleep-set MICROSECONDS: idle back-off limit, 0 = off. */
+void
+vswd_cmd_pmd_sleep_set(
+	void *ctx, int argc, char **argv, struct vsw_ctl_reply *r)
+{
+	struct vswd *d = ctx;
+	unsigned long v;
+	char *end;
+
+	(void)argc;
+	v = strtoul(argv[1], &end, 10);
+	if (*argv[1] < '0' || *argv[1] > '9' || *end != '\0' ||
+		v > VSW_SWITCH_SLEEP_MAX_US) {
+		vsw_ctl_reply_error(r,
+			"pmd-sleep-set takes microseconds "
+			"0..%u",
+			VSW_SWITCH_SLEEP_MAX_US);
+		return;
+	}
+	vsw_switch_set_pmd_sleep_max(d->sw, (uint32_t)v);
+	vsw_ctl_reply_printf(r,
+		r->json ? "{\"pmd_sleep_max_us\": %lu}\n"
+			: "pmd-sleep-max: %lu us (0 = off)\n",
+		v);
 }
 
 /*

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Port commands: port-add, port-del, port-show. Control thread. Arguments
+ * Port commands: port-add, port-del, port-show, tx-retries-set. Control
+ * thread. Arguments
  * are untrusted text: every value is range-checked before anything changes.
  *
  *   port-add NAME vhost-user [mode=server|client] [path=SOCK] [queues=N]
@@ -13,6 +14,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <rte_ethdev.h>
+
+#include <vsw/port.h>
 #include <vsw/vport.h>
 #include <vsw/switch.h>
 #include <vsw/virtq.h>
@@ -177,12 +181,27 @@ vswd_cmd_port_del(void *ctx, int argc, char **argv, struct vsw_ctl_reply *r)
 		vsw_ctl_reply_printf(r, "port %s deleted\n", argv[1]);
 }
 
-/* Why a vhost-user port is (not) passing traffic, in a few words. */
+/* An ethdev's link as the driver reports it (no wait). */
+static const char *
+eth_link_state(const struct vswd_port *p)
+{
+	struct rte_eth_link link;
+
+	memset(&link, 0, sizeof(link));
+	if (rte_eth_link_get_nowait(p->eth_port, &link) != 0)
+		return "down: driver cannot report its link";
+	if (link.link_status == RTE_ETH_LINK_DOWN)
+		return "down: ethdev reports no carrier (peer or interface "
+		       "down)";
+	return "up";
+}
+
+/* Why a port is (not) passing traffic, in a few words. */
 static const char *
 link_state(const struct vswd_port *p, const struct vsw_vport_info *vi)
 {
 	if (p->type != VSWD_PORT_VHOST)
-		return "up";
+		return eth_link_state(p);
 	if (!vi->connected)
 		return "down: no vhost-user connection";
 	if (!vi->running)
@@ -243,6 +262,71 @@ show_queues_json(struct vswd_port *p, struct vsw_ctl_reply *r)
 	vsw_ctl_reply_printf(r, "]");
 }
 
+/* The ethdev's own counters: rte_eth_stats, then every xstat (text: the
+ * non-zero ones). */
+static void
+show_eth(const struct vswd_port *p, struct vsw_ctl_reply *r)
+{
+	struct rte_eth_stats es;
+	struct rte_eth_xstat_name *names = NULL;
+	struct rte_eth_xstat *xs = NULL;
+	int n = rte_eth_xstats_get_names(p->eth_port, NULL, 0);
+
+	memset(&es, 0, sizeof(es));
+	rte_eth_stats_get(p->eth_port, &es);
+	vsw_ctl_reply_printf(r,
+		r->json ? ", \"eth_stats\": {\"ipackets\": %" PRIu64
+			  ", \"opackets\": %" PRIu64 ", \"ibytes\": %" PRIu64
+			  ", \"obytes\": %" PRIu64 ", \"imissed\": %" PRIu64
+			  ", \"ierrors\": %" PRIu64 ", \"oerrors\": %" PRIu64
+			  ", \"rx_nombuf\": %" PRIu64 "}"
+			: "  ethdev: ipackets=%" PRIu64 " opackets=%" PRIu64
+			  " ibytes=%" PRIu64 " obytes=%" PRIu64
+			  " imissed=%" PRIu64 " ierrors=%" PRIu64
+			  " oerrors=%" PRIu64 " rx_nombuf=%" PRIu64 "\n",
+		es.ipackets, es.opackets, es.ibytes, es.obytes, es.imissed,
+		es.ierrors, es.oerrors, es.rx_nombuf);
+	if (n > 0) {
+		names = calloc((size_t)n, sizeof(*names));
+		xs = calloc((size_t)n, sizeof(*xs));
+	}
+	if (names == NULL || xs == NULL ||
+		rte_eth_xstats_get_names(p->eth_port, names, (unsigned)n) !=
+			n ||
+		rte_eth_xstats_get(p->eth_port, xs, (unsigned)n) != n)
+		n = 0;
+	if (r->json)
+		vsw_ctl_reply_printf(r, ", \"xstats\": {");
+	for (int i = 0, first = 1; i < n; i++) {
+		if (xs[i].id >= (uint64_t)n)
+			continue;
+		if (r->json) {
+			vsw_ctl_reply_printf(r, "%s", first ? "" : ", ");
+			vsw_ctl_reply_json_str(r, names[xs[i].id].name);
+			vsw_ctl_reply_printf(r, ": %" PRIu64, xs[i].value);
+			first = 0;
+		} else if (xs[i].value != 0) {
+			vsw_ctl_reply_printf(r, "  %s=%" PRIu64 "\n",
+				names[xs[i].id].name, xs[i].value);
+		}
+	}
+	if (r->json)
+		vsw_ctl_reply_printf(r, "}");
+	free(names);
+	free(xs);
+}
+
+/* Retries on a full guest ring, per queue pair and in all. */
+static uint64_t
+vhost_retries(const struct vswd_port *p)
+{
+	uint64_t sum = 0;
+
+	for (uint16_t q = 0; q < p->queues; q++)
+		sum += vsw_port_vhost_tx_retries(&p->vhost, q);
+	return sum;
+}
+
 static void
 show_port_text(struct vswd_port *p, const struct vsw_port_stats *ps,
 	const struct vsw_vport_info *vi, const uint64_t *vs,
@@ -253,8 +337,14 @@ show_port_text(struct vswd_port *p, const struct vsw_port_stats *ps,
 	vsw_ctl_reply_printf(r, "  link: %s\n", link_state(p, vi));
 	vsw_ctl_reply_printf(r, "  switch: rx=%" PRIu64 " tx=%" PRIu64
 		" tx_drops=%" PRIu64 "\n", ps->rx, ps->tx, ps->tx_drops);
-	if (p->type != VSWD_PORT_VHOST)
+	if (p->type != VSWD_PORT_VHOST) {
+		show_eth(p, r);
 		return;
+	}
+	vsw_ctl_reply_printf(r,
+		"  tx retries: %" PRIu64 " (at most %u per "
+		"burst)\n",
+		vhost_retries(p), vsw_port_vhost_tx_retries_max(&p->vhost));
 	vsw_ctl_reply_printf(r, "  queue pairs: %u offered, %u vrings live; "
 		"features 0x%" PRIx64 "; connects %" PRIu64 "\n", p->queues,
 		vi->queues_live, vi->features, vi->connects);
@@ -285,13 +375,18 @@ show_port_json(struct vswd_port *p, const struct vsw_port_stats *ps,
 	vsw_ctl_reply_printf(r, ", \"rx\": %" PRIu64 ", \"tx\": %" PRIu64
 		", \"tx_drops\": %" PRIu64, ps->rx, ps->tx, ps->tx_drops);
 	if (p->type == VSWD_PORT_VHOST) {
-		vsw_ctl_reply_printf(r, ", \"queue_pairs\": %u, "
+		vsw_ctl_reply_printf(r,
+			", \"queue_pairs\": %u, "
 			"\"vrings_live\": %u, \"features\": %" PRIu64
-			", \"connects\": %" PRIu64 ", \"disconnects\": %"
-			PRIu64 ", \"msg_rejected\": %" PRIu64
-			", \"queue_errors\": %" PRIu64 ", \"virtq\": {",
+			", \"connects\": %" PRIu64 ", \"disconnects\": %" PRIu64
+			", \"msg_rejected\": %" PRIu64
+			", \"queue_errors\": %" PRIu64
+			", \"tx_retries\": %" PRIu64
+			", \"tx_retries_max\": %u, \"virtq\": {",
 			p->queues, vi->queues_live, vi->features, vi->connects,
-			vi->disconnects, vi->msg_rejected, vi->queue_errors);
+			vi->disconnects, vi->msg_rejected, vi->queue_errors,
+			vhost_retries(p),
+			vsw_port_vhost_tx_retries_max(&p->vhost));
 		for (int s = 0; s < VSW_VIRTQ_STAT__MAX; s++)
 			vsw_ctl_reply_printf(r, "%s\"%s\": %" PRIu64,
 				s ? ", " : "",
@@ -299,6 +394,8 @@ show_port_json(struct vswd_port *p, const struct vsw_port_stats *ps,
 				vs[s]);
 		vsw_ctl_reply_printf(r, "}");
 		show_queues_json(p, r);
+	} else {
+		show_eth(p, r);
 	}
 	vsw_ctl_reply_printf(r, "}");
 }
@@ -337,4 +434,40 @@ vswd_cmd_port_show(void *ctx, int argc, char **argv, struct vsw_ctl_reply *r)
 	}
 	if (r->json)
 		vsw_ctl_reply_printf(r, "]}\n");
+}
+
+/* tx-retries-set N [PORT]: every vhost-user port (and later ones) or one. */
+void
+vswd_cmd_tx_retries_set(
+	void *ctx, int argc, char **argv, struct vsw_ctl_reply *r)
+{
+	struct vswd *d = ctx;
+	struct vswd_port *one = NULL;
+	unsigned long n;
+
+	if (!parse_ulong(argv[1], 10, VSW_PORT_VHOST_TX_RETRIES_MAX, &n)) {
+		vsw_ctl_reply_error(r, "tx-retries-set takes 0..%u",
+			VSW_PORT_VHOST_TX_RETRIES_MAX);
+		return;
+	}
+	if (argc == 3) {
+		one = vswd_port_find(d, argv[2]);
+		if (one == NULL || one->type != VSWD_PORT_VHOST) {
+			vsw_ctl_reply_error(
+				r, "no vhost-user port '%.40s'", argv[2]);
+			return;
+		}
+		vsw_port_vhost_set_tx_retries(&one->vhost, (unsigned)n);
+	} else {
+		d->tx_retries_set = true;
+		d->tx_retries = (unsigned)n;
+		for (struct vswd_port *p = d->ports; p != NULL; p = p->next)
+			if (p->type == VSWD_PORT_VHOST)
+				vsw_port_vhost_set_tx_retries(
+					&p->vhost, (unsigned)n);
+	}
+	vsw_ctl_reply_printf(r,
+		r->json ? "{\"tx_retries_max\": %lu}\n"
+			: "tx retries: at most %lu per burst\n",
+		n);
 }

@@ -161,6 +161,21 @@ start_control(struct vswd *d)
 	return 0;
 }
 
+/* --metrics, after the config: the command line wins over the file. */
+static int
+start_metrics(struct vswd *d)
+{
+	char err[160];
+
+	if (d->opts.metrics == NULL)
+		return 0;
+	if (vswd_metrics_start(d, d->opts.metrics, err, sizeof(err)) < 0) {
+		fprintf(stderr, "vswd: --metrics: %s\n", err);
+		return -1;
+	}
+	return 0;
+}
+
 /*
  * What to run at start-up: --config FILE wins (with or without
  * --no-default-config: the user named a file, so it is never dropped);
@@ -208,15 +223,18 @@ main(int argc, char **argv)
 	ev_timer_start(d.loop, &housekeeping_w);
 
 	if (vswd_dp_start(&d) < 0 || start_control(&d) < 0 ||
-			vswd_config_run(&d, startup_config(&d.opts)) < 0) {
+			vswd_config_run(&d, startup_config(&d.opts)) < 0 ||
+			start_metrics(&d) < 0) {
 		d.exit_code = 1;
 	} else {
 		VSWD_LOG(NOTICE, "ready, control socket %s\n", d.ctl_path);
 		ev_run(d.loop, 0);
 	}
 
+	vswd_metrics_stop(&d);
 	vsw_ctl_server_destroy(d.ctl);
 	vswd_dp_stop(&d);
+	vswd_rule_times_free(&d);
 	rte_eal_cleanup();
 	unlock_run_dir(&d);
 	vswd_opts_free(&d.opts);

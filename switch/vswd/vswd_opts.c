@@ -29,10 +29,12 @@ usage(FILE *f)
 		"                      rules (--config FILE is always used)\n"
 		"  --pmd-cpus LIST     PMD cores, e.g. 1,3 (default: all CPUs\n"
 		"                      but the first, at least one)\n"
+		"  --metrics [ADDR:]PORT  Prometheus endpoint http://ADDR:PORT/\n"
+		"                      metrics (ADDR 127.0.0.1; 'on' = port %d)\n"
 		"  --help\n"
 		"EAL arguments after '--' override the defaults (memory,\n"
 		"lcores, file prefix, --no-pci: pass -a BDF for a PCI NIC).\n",
-		VSWD_RUN_DIR_DEFAULT);
+		VSWD_RUN_DIR_DEFAULT, VSWD_METRICS_PORT_DEFAULT);
 }
 
 /* Free 2 MiB or 1 GiB hugepages anywhere on the machine? */
@@ -156,6 +158,7 @@ vswd_opts_parse(struct vswd_opts *o, int argc, char **argv)
 		{"config", required_argument, NULL, 'c'},
 		{"pmd-cpus", required_argument, NULL, 'p'},
 		{"no-default-config", no_argument, NULL, 'n'},
+		{"metrics", required_argument, NULL, 'm'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -176,6 +179,9 @@ vswd_opts_parse(struct vswd_opts *o, int argc, char **argv)
 			break;
 		case 'n':
 			o->no_default_config = true;
+			break;
+		case 'm':
+			o->metrics = optarg;
 			break;
 		case 'h':
 			usage(stdout);

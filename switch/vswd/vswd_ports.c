@@ -13,6 +13,7 @@
 
 #include <rte_bus.h>
 #include <rte_dev.h>
+#include <rte_devargs.h>
 #include <rte_ethdev.h>
 
 #include <vsw/port.h>
@@ -45,8 +46,11 @@ vhost_open(struct vswd *d, struct vswd_port *p,
 	cfg.owner = a->owner;
 	cfg.group = a->group;
 	rc = vsw_vport_create(&cfg, &p->vport);
-	if (rc == 0)
+	if (rc == 0) {
 		vsw_port_vhost_init(&p->vhost, p->vport, p->pool);
+		if (d->tx_retries_set)
+			vsw_port_vhost_set_tx_retries(&p->vhost, d->tx_retries);
+	}
 	if (rc < 0)
 		snprintf(err, errlen, "cannot create vhost-user socket %s: %s",
 			p->path, strerror(-rc));
@@ -66,6 +70,21 @@ eth_remove(uint16_t port_id)
 	rte_eth_dev_close(port_id);
 	if (dev != NULL)
 		rte_dev_remove(dev);
+}
+
+/* Detach the device devargs named (bus and name parsed as the probe did). */
+static int
+probe_undo(const char *devargs)
+{
+	struct rte_devargs da;
+	int rc;
+
+	memset(&da, 0, sizeof(da));
+	rc = rte_devargs_parse(&da, devargs);
+	if (rc == 0)
+		rc = rte_eal_hotplug_remove(rte_bus_name(da.bus), da.name);
+	free(da.data); /* what rte_devargs_reset (experimental) frees */
+	return rc;
 }
 
 static int
@@ -110,8 +129,19 @@ eth_open(struct vswd_port *p, const struct vswd_port_args *a, char *err,
 		return rc;
 	}
 	if (rte_eth_dev_get_port_by_name(devname, &port_id) != 0) {
-		snprintf(err, errlen, "no ethdev port named '%s' after probing "
-			"'%s'", devname, a->devargs);
+		/* Probed but no such ethdev (e.g. a crypto or dma vdev): a
+		 * device we attached must not stay attached. One probed
+		 * before (EEXIST) is not ours to remove. */
+		bool ours = rc == 0 && probe_undo(a->devargs) == 0;
+
+		snprintf(err, errlen,
+			"no ethdev port named '%s' after probing "
+			"'%s' (%s)",
+			devname, a->devargs,
+			rc == -EEXIST
+				? "device was already probed, left attached"
+			: ours ? "device detached"
+			       : "could not detach device");
 		return -ENODEV;
 	}
 	p->eth_port = port_id;

@@ -20,6 +20,8 @@
 
 struct ev_loop;
 struct rte_mempool;
+struct vswd_metrics;
+struct vswd_rule_times;
 
 #define VSWD_EAL_ARGS_MAX 64
 
@@ -32,6 +34,7 @@ struct vswd_opts {
 	const char *config;     /* NULL: built-in default config */
 	const char *pmd_cpus;   /* NULL: every CPU but the main one */
 	bool no_default_config; /* --no-default-config: start empty */
+	const char *metrics;    /* --metrics [ADDR:]PORT; NULL: off */
 	int eal_argc;
 	char *eal_argv[VSWD_EAL_ARGS_MAX];
 };
@@ -75,8 +78,13 @@ struct vswd {
 	unsigned n_pmds;
 	unsigned pmd_lcores[VSW_SWITCH_MAX_PMDS];
 	struct vswd_port *ports;
+	/* tx-retries-set without a port: for vhost ports added later too. */
+	bool tx_retries_set;
+	unsigned tx_retries;
 	struct ev_loop *loop;
 	struct vsw_ctl_server *ctl;
+	struct vswd_metrics *metrics;       /* NULL: endpoint off */
+	struct vswd_rule_times *rule_times; /* install time per rule */
 	char ctl_path[256];
 	char pid_path[256];
 	int pid_fd;
@@ -122,11 +130,30 @@ VSWD_CMD(vswd_cmd_pmd_stats_show);
 VSWD_CMD(vswd_cmd_pmd_stats_clear);
 VSWD_CMD(vswd_cmd_pmd_perf_show);
 VSWD_CMD(vswd_cmd_pmd_rxq_show);
+VSWD_CMD(vswd_cmd_pmd_rxq_rebalance);
+VSWD_CMD(vswd_cmd_pmd_sleep_set);
+VSWD_CMD(vswd_cmd_tx_retries_set);
 VSWD_CMD(vswd_cmd_copy_impl_show);
 VSWD_CMD(vswd_cmd_copy_impl_set);
 VSWD_CMD(vswd_cmd_lookup_impl_show);
 VSWD_CMD(vswd_cmd_lookup_impl_set);
 VSWD_CMD(vswd_cmd_emc_set);
+
+/* Metrics (vswd_metrics*.c): the Prometheus text page, and the HTTP
+ * endpoint serving it from the libev loop. */
+#define VSWD_METRICS_PORT_DEFAULT 9477
+#define VSWD_METRICS_CONTENT_TYPE "text/plain; version=0.0.4; charset=utf-8"
+void vswd_metrics_format(struct vswd *d, struct vsw_ctl_reply *r);
+/* spec: on, PORT, ADDR:PORT or [ADDR6]:PORT; replaces a running endpoint.
+ * 0, or -1 with a one-line reason in err (the endpoint is then off). */
+int vswd_metrics_start(struct vswd *d, const char *spec, char *err,
+	size_t errlen);
+void vswd_metrics_stop(struct vswd *d);
+VSWD_CMD(vswd_cmd_metrics);
+VSWD_CMD(vswd_cmd_metrics_endpoint);
+
+/* Rule install times (vswd_cmds_flow.c), freed at shutdown. */
+void vswd_rule_times_free(struct vswd *d);
 
 /* Ask the loop to stop (signal, "shutdown" command). */
 void vswd_request_stop(struct vswd *d, const char *why);

@@ -4,6 +4,7 @@
  * virtqueue fuzz targets (see fuzz_virtq.h). Single-threaded; trusts only
  * itself: every guest address from the input goes through fz_translate.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +15,7 @@
 #include <sanitizer/asan_interface.h>
 
 #include <rte_eal.h>
+#include <rte_errno.h>
 #include <rte_lcore.h>
 #include <rte_mbuf.h>
 #include <rte_mempool.h>
@@ -287,11 +289,48 @@ fz_notify(void *ctx)
 	((struct fz_q *)ctx)->notified++;
 }
 
-void
-fz_setup(struct fz_guest *g, struct fz_q *q, struct vsw_virtq *vq,
-	struct fz_in *in, uint16_t dir)
+/* The reference's ring area check: inside one region, aligned. */
+static void *
+ring_ref(const struct fz_guest *g, uint64_t gpa, uint64_t len, uint64_t align)
+{
+	uint64_t contig = 0;
+	uint8_t *p = fz_translate(g, gpa, len, &contig);
+
+	if (p == NULL || contig != len || (gpa & (align - 1)) ||
+		((uintptr_t)p & (align - 1)))
+		return NULL;
+	return p;
+}
+
+/* create's verdict against the reference's: same refusals, same reason. */
+static void
+check_create(struct fz_guest *g, struct fz_q *q, const struct vsw_virtq *vq,
+	int err)
+{
+	const struct vsw_virtq_config *c = &q->cfg;
+	uint64_t ev = (q->mode & FZ_M_EVENT_IDX) ? 2 : 0;
+	bool size_ok = c->size != 0 && c->size <= VSW_VIRTQ_SIZE_MAX &&
+		(c->size & (c->size - 1)) == 0;
+
+	if (!size_ok) {
+		FZ_CHECK(vq == NULL && err == EINVAL);
+		return;
+	}
+	q->desc = ring_ref(g, c->desc_gpa, 16ull * c->size, 16);
+	q->avail = ring_ref(g, c->avail_gpa, 4 + 2ull * c->size + ev, 2);
+	q->used = ring_ref(g, c->used_gpa, 4 + 8ull * c->size + ev, 4);
+	if (q->desc == NULL || q->avail == NULL || q->used == NULL) {
+		FZ_CHECK(vq == NULL && err == EFAULT);
+		return;
+	}
+	FZ_CHECK(vq != NULL);
+}
+
+struct vsw_virtq *
+fz_setup(struct fz_guest *g, struct fz_q *q, struct fz_in *in, uint16_t dir)
 {
 	struct vsw_virtq_config *c = &q->cfg;
+	struct vsw_virtq *vq;
 	uint8_t log2;
 	uint64_t ev;
 
@@ -318,21 +357,26 @@ fz_setup(struct fz_guest *g, struct fz_q *q, struct vsw_virtq *vq,
 	c->notify = (q->mode & FZ_M_NOTIFY) ? fz_notify : NULL;
 	c->notify_ctx = q;
 	c->name = "fuzz";
-	q->ready = vsw_virtq_init(vq, c) == 0;
-	if (!q->ready) {
-		FZ_CHECK(vq->broken);
-		return;
-	}
-	vq->deq_align = !(q->mode & FZ_M_NO_DEQ_ALIGN);
-	vq->hdr_coalign = (q->mode & FZ_M_HDR_COALIGN) != 0;
+	c->no_deq_align = (q->mode & FZ_M_NO_DEQ_ALIGN) != 0;
+	c->hdr_coalign = (q->mode & FZ_M_HDR_COALIGN) != 0;
+	rte_errno = 0;
+	vq = vsw_virtq_create(c);
+	check_create(g, q, vq, rte_errno);
+	q->ready = vq != NULL;
+	if (!q->ready)
+		return NULL;
+	q->hdr_len = (q->mode & (FZ_M_MRG | FZ_M_VERSION_1)) ? 12 : 10;
+	q->max_pkt_len = c->max_pkt_len != 0 ? c->max_pkt_len :
+		65535 + q->hdr_len;
 	/* a fresh ring: descriptors zero, nothing available, nothing used */
 	ev = (q->mode & FZ_M_EVENT_IDX) ? 2 : 0;
-	memset(vq->desc, 0, (size_t)c->size * 16);
-	memset(vq->avail, 0, 4 + 2 * (size_t)c->size + ev);
-	memset(vq->used, 0, 4 + 8 * (size_t)c->size + ev);
-	vq->avail->idx = c->last_avail_idx;
-	vq->used->idx = c->last_used_idx;
+	memset(q->desc, 0, (size_t)c->size * 16);
+	memset(q->avail, 0, 4 + 2 * (size_t)c->size + ev);
+	memset(q->used, 0, 4 + 8 * (size_t)c->size + ev);
+	q->avail->idx = c->last_avail_idx;
+	q->used->idx = c->last_used_idx;
 	q->avail_idx = c->last_avail_idx;
+	return vq;
 }
 
 static void
@@ -444,10 +488,10 @@ void
 fz_snap_take(struct fz_snap *s, const struct vsw_virtq *vq,
 	const struct fz_q *q)
 {
-	memcpy(s->st, vq->stats, sizeof(s->st));
-	s->last_avail = vq->last_avail_idx;
-	s->last_used = vq->last_used_idx;
-	s->broken = vq->broken;
+	vsw_virtq_stats_read(vq, s->st);
+	s->last_avail = vsw_virtq_last_avail_idx(vq);
+	s->last_used = vsw_virtq_last_used_idx(vq);
+	s->broken = vsw_virtq_broken(vq);
 	s->notified = q->notified;
 }
 
@@ -455,7 +499,7 @@ uint64_t
 fz_delta(const struct fz_snap *s, const struct vsw_virtq *vq,
 	enum vsw_virtq_stat c)
 {
-	return vq->stats[c] - s->st[c];
+	return vsw_virtq_stat(vq, c) - s->st[c];
 }
 
 void
@@ -467,14 +511,20 @@ fz_debug(const struct vsw_virtq *vq, const struct fz_q *q, const char *what)
 		on = getenv("VSW_FUZZ_DEBUG") != NULL;
 	if (!on)
 		return;
+	if (vq == NULL) {
+		fprintf(stderr, "%s: size %u, no queue (%s)\n", what,
+			q->cfg.size, rte_strerror(rte_errno));
+		return;
+	}
 	fprintf(stderr, "%s: ready %d size %u broken %d avail %u used %u:",
-		what, q->ready, q->cfg.size, vq->broken, vq->last_avail_idx,
-		vq->last_used_idx);
+		what, q->ready, q->cfg.size, vsw_virtq_broken(vq),
+		vsw_virtq_last_avail_idx(vq), vsw_virtq_last_used_idx(vq));
 	for (int c = 0; c < VSW_VIRTQ_STAT__MAX; c++)
-		if (vq->stats[c] != 0)
+		if (vsw_virtq_stat(vq, (enum vsw_virtq_stat)c) != 0)
 			fprintf(stderr, " %s=%lu",
 				vsw_virtq_stat_name((enum vsw_virtq_stat)c),
-				(unsigned long)vq->stats[c]);
+				(unsigned long)vsw_virtq_stat(vq,
+					(enum vsw_virtq_stat)c));
 	fprintf(stderr, "\n");
 }
 
@@ -482,16 +532,18 @@ uint16_t
 fz_check_common(const struct fz_snap *s, const struct vsw_virtq *vq,
 	const struct fz_q *q, uint64_t bad_desc_drops)
 {
-	uint16_t published = (uint16_t)(vq->last_used_idx - s->last_used);
+	uint16_t used_idx = vsw_virtq_last_used_idx(vq);
+	uint16_t published = (uint16_t)(used_idx - s->last_used);
 	uint64_t errs = 0, brk;
 
 	FZ_CHECK(published <= q->cfg.size);
-	FZ_CHECK(vq->shadow_n == 0);
+	/* a burst publishes everything it took (the callers check published
+	 * == taken, so no used entry waits for a later burst) */
 	if (published > 0) {
-		FZ_CHECK(vq->used->idx == vq->last_used_idx);
+		FZ_CHECK(q->used->idx == used_idx);
 		for (uint16_t i = 0; i < published; i++)
-			FZ_CHECK(vq->used->ring[(uint16_t)(s->last_used + i) &
-						(q->cfg.size - 1)].id <
+			FZ_CHECK(q->used->ring[(uint16_t)(s->last_used + i) &
+					       (q->cfg.size - 1)].id <
 				 q->cfg.size);
 	}
 	/* every bad chain moves one ERR_*; a ring that broke moves its own
@@ -500,9 +552,9 @@ fz_check_common(const struct fz_snap *s, const struct vsw_virtq *vq,
 		c <= VSW_VIRTQ_STAT_ERR_AVAIL_IDX; c++)
 		errs += fz_delta(s, vq, (enum vsw_virtq_stat)c);
 	brk = fz_delta(s, vq, VSW_VIRTQ_STAT_ERR_RING_BROKEN);
-	FZ_CHECK(brk == (uint64_t)(vq->broken && !s->broken));
+	FZ_CHECK(brk == (uint64_t)(vsw_virtq_broken(vq) && !s->broken));
 	FZ_CHECK(errs == bad_desc_drops + brk);
-	FZ_CHECK(vq->stats[VSW_VIRTQ_STAT_ERR_RING_BROKEN] <= 1);
+	FZ_CHECK(vsw_virtq_stat(vq, VSW_VIRTQ_STAT_ERR_RING_BROKEN) <= 1);
 	/* one notify decision per burst that published */
 	FZ_CHECK(fz_delta(s, vq, VSW_VIRTQ_STAT_NOTIFY_SENT) +
 			 fz_delta(s, vq, VSW_VIRTQ_STAT_NOTIFY_SUPPRESSED) ==

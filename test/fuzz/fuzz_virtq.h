@@ -55,22 +55,38 @@ struct fz_guest {
 #define FZ_M_NOTIFY 0x40
 #define FZ_M_SMALL_POOL 0x80
 
+struct vring_desc;
+struct vring_avail;
+struct vring_used;
+
 /* The guest's view of its queue. */
 struct fz_q {
 	struct vsw_virtq_config cfg;
 	uint16_t avail_idx;  /* guest's next avail slot */
 	uint16_t dir;        /* VRING_DESC_F_WRITE for enqueue, else 0 */
 	uint8_t mode;
-	bool ready;          /* vsw_virtq_init succeeded */
+	bool ready;          /* vsw_virtq_create succeeded */
 	unsigned notified;   /* notify callback calls */
+	/* when ready: the rings through fz_translate, and what the contract
+	 * says the queue derives from cfg (the reference's own values) */
+	struct vring_desc *desc;
+	struct vring_avail *avail;
+	struct vring_used *used;
+	uint32_t hdr_len;     /* 12 with MRG_RXBUF or VERSION_1, else 10 */
+	uint32_t max_pkt_len; /* cfg.max_pkt_len, or 65535 + hdr_len */
 };
 
 /* Once per process: EAL (no hugepages, private prefix), two mbuf pools. */
 void fz_env_init(void);
 struct rte_mempool *fz_pool(const struct fz_q *q);
 
-/* Guest memory and the queue from the input's header. vq is static. */
-void fz_setup(struct fz_guest *g, struct fz_q *q, struct vsw_virtq *vq,
+/*
+ * Guest memory and the queue from the input's header. Returns the queue
+ * (q->ready), or NULL when create refused the config, after checking that
+ * the reference refuses it too and for the same reason. The caller
+ * destroys the queue at the end of the input.
+ */
+struct vsw_virtq *fz_setup(struct fz_guest *g, struct fz_q *q,
 	struct fz_in *in, uint16_t dir);
 
 /* Reference translation (independent of vhost/virtq_mem.c). */
@@ -106,7 +122,8 @@ uint64_t fz_delta(const struct fz_snap *s, const struct vsw_virtq *vq,
 uint16_t fz_check_common(const struct fz_snap *s, const struct vsw_virtq *vq,
 	const struct fz_q *q, uint64_t bad_desc_drops);
 
-/* With VSW_FUZZ_DEBUG set: one line of queue state and counters. */
+/* With VSW_FUZZ_DEBUG set: one line of queue state and counters (vq may
+ * be NULL: create failed). */
 void fz_debug(const struct vsw_virtq *vq, const struct fz_q *q,
 	const char *what);
 

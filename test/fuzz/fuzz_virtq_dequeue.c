@@ -37,7 +37,7 @@ struct ref {
 	uint32_t off; /* where they are in ref_bytes */
 };
 
-static struct vsw_virtq vq;
+static struct vsw_virtq *vq;
 static struct fz_guest guest;
 static struct fz_q q;
 static uint8_t ref_bytes[VSW_VIRTQ_BURST_MAX * REF_BYTES_MAX];
@@ -121,7 +121,7 @@ ref_chain(struct ref *r, uint16_t head, uint8_t *out)
 				return;
 			}
 			total += c;
-			if (total > vq.max_pkt_len) {
+			if (total > q.max_pkt_len) {
 				r->outcome = VSW_VIRTQ_STAT_DEQ_DROP_TOO_LARGE;
 				return;
 			}
@@ -131,11 +131,11 @@ ref_chain(struct ref *r, uint16_t head, uint8_t *out)
 			break;
 		idx = d.next;
 	}
-	if (total <= vq.hdr_len) {
+	if (total <= q.hdr_len) {
 		r->outcome = VSW_VIRTQ_STAT_DEQ_DROP_SHORT_HDR;
 		return;
 	}
-	r->len = (uint32_t)(total - vq.hdr_len);
+	r->len = (uint32_t)(total - q.hdr_len);
 }
 
 static bool
@@ -162,21 +162,22 @@ mbuf_is(const struct rte_mbuf *m, const uint8_t *data, uint32_t len)
 static uint16_t
 predict(uint16_t n, struct ref *refs, uint16_t *heads, int *breaks)
 {
-	uint16_t avail = (uint16_t)(vq.avail->idx - vq.last_avail_idx);
+	uint16_t last = vsw_virtq_last_avail_idx(vq);
+	uint16_t avail = (uint16_t)(q.avail->idx - last);
 	uint16_t take, i;
 
 	*breaks = 0;
-	if (vq.broken)
+	if (vsw_virtq_broken(vq))
 		return 0;
-	if (avail > vq.size) {
+	if (avail > q.cfg.size) {
 		*breaks = BREAK_AVAIL;
 		return 0;
 	}
 	take = n < avail ? n : avail;
 	for (i = 0; i < take; i++) {
-		heads[i] = vq.avail->ring[(uint16_t)(vq.last_avail_idx + i) &
-					  (vq.size - 1)];
-		if (heads[i] >= vq.size) {
+		heads[i] = q.avail->ring[(uint16_t)(last + i) &
+					 (q.cfg.size - 1)];
+		if (heads[i] >= q.cfg.size) {
 			*breaks = BREAK_HEAD;
 			return i;
 		}
@@ -191,24 +192,25 @@ check_burst(const struct fz_snap *s, struct rte_mbuf **pkts, uint16_t got,
 	const struct ref *refs, const uint16_t *heads, uint16_t expect,
 	int breaks)
 {
-	uint16_t taken = (uint16_t)(vq.last_avail_idx - s->last_avail);
+	uint16_t taken = (uint16_t)(vsw_virtq_last_avail_idx(vq) -
+		s->last_avail);
 	uint64_t drops = 0, bytes = 0, no_mbuf;
 	uint64_t want[VSW_VIRTQ_STAT__MAX] = {0};
 	uint16_t published, j = 0;
 
 	for (int c = VSW_VIRTQ_STAT_DEQ_DROP_BAD_DESC;
 		c <= VSW_VIRTQ_STAT_DEQ_DROP_SHORT_HDR; c++)
-		drops += fz_delta(s, &vq, (enum vsw_virtq_stat)c);
-	FZ_CHECK(fz_delta(s, &vq, VSW_VIRTQ_STAT_DEQ_PACKETS) == got);
+		drops += fz_delta(s, vq, (enum vsw_virtq_stat)c);
+	FZ_CHECK(fz_delta(s, vq, VSW_VIRTQ_STAT_DEQ_PACKETS) == got);
 	FZ_CHECK(got + drops == taken);
 	FZ_CHECK(taken <= expect);
-	published = fz_check_common(s, &vq, &q,
-		fz_delta(s, &vq, VSW_VIRTQ_STAT_DEQ_DROP_BAD_DESC));
+	published = fz_check_common(s, vq, &q,
+		fz_delta(s, vq, VSW_VIRTQ_STAT_DEQ_DROP_BAD_DESC));
 	FZ_CHECK(published == taken);
 	for (uint16_t i = 0; i < taken; i++) {
 		const struct vring_used_elem *e =
-			&vq.used->ring[(uint16_t)(s->last_used + i) &
-				       (vq.size - 1)];
+			&q.used->ring[(uint16_t)(s->last_used + i) &
+				      (q.cfg.size - 1)];
 
 		FZ_CHECK(e->id == heads[i] && e->len == 0);
 	}
@@ -216,18 +218,18 @@ check_burst(const struct fz_snap *s, struct rte_mbuf **pkts, uint16_t got,
 		const struct rte_mbuf *m = pkts[i];
 
 		FZ_CHECK(rte_mbuf_check(m, 1, NULL) == 0);
-		FZ_CHECK(m->pkt_len > 0 && m->pkt_len + vq.hdr_len <=
-						   vq.max_pkt_len);
+		FZ_CHECK(m->pkt_len > 0 &&
+			 m->pkt_len + q.hdr_len <= q.max_pkt_len);
 		bytes += m->pkt_len;
 	}
-	FZ_CHECK(fz_delta(s, &vq, VSW_VIRTQ_STAT_DEQ_BYTES) == bytes);
-	no_mbuf = fz_delta(s, &vq, VSW_VIRTQ_STAT_DEQ_DROP_NO_MBUF);
+	FZ_CHECK(fz_delta(s, vq, VSW_VIRTQ_STAT_DEQ_BYTES) == bytes);
+	no_mbuf = fz_delta(s, vq, VSW_VIRTQ_STAT_DEQ_DROP_NO_MBUF);
 	if (taken != expect || no_mbuf != 0) {
 		/* mbuf shortage (small pool): fates may differ, no more */
 		FZ_CHECK(q.mode & FZ_M_SMALL_POOL);
 		return;
 	}
-	FZ_CHECK(vq.broken == (s->broken || breaks != 0));
+	FZ_CHECK(vsw_virtq_broken(vq) == (s->broken || breaks != 0));
 	/* exact: the good chains, in order, byte for byte */
 	for (uint16_t i = 0; i < taken; i++) {
 		if (refs[i].outcome != REF_OK) {
@@ -237,14 +239,14 @@ check_burst(const struct fz_snap *s, struct rte_mbuf **pkts, uint16_t got,
 			continue;
 		}
 		FZ_CHECK(j < got);
-		FZ_CHECK(mbuf_is(pkts[j], ref_bytes + refs[i].off + vq.hdr_len,
+		FZ_CHECK(mbuf_is(pkts[j], ref_bytes + refs[i].off + q.hdr_len,
 			refs[i].len));
 		j++;
 	}
 	FZ_CHECK(j == got);
 	for (int c = VSW_VIRTQ_STAT_DEQ_DROP_BAD_DESC;
 		c <= VSW_VIRTQ_STAT_ERR_INDIRECT_NEXT; c++) {
-		uint64_t d = fz_delta(s, &vq, (enum vsw_virtq_stat)c);
+		uint64_t d = fz_delta(s, vq, (enum vsw_virtq_stat)c);
 
 		if (c == VSW_VIRTQ_STAT_ERR_DESC_INDEX && breaks == BREAK_HEAD)
 			d--; /* the head that broke the ring */
@@ -264,8 +266,8 @@ run_burst(uint16_t n)
 	int breaks;
 
 	expect = predict(n, refs, heads, &breaks);
-	fz_snap_take(&s, &vq, &q);
-	got = vsw_virtq_dequeue_burst(&vq, mp, pkts, n);
+	fz_snap_take(&s, vq, &q);
+	got = vsw_virtq_dequeue_burst(vq, mp, pkts, n);
 	FZ_CHECK(got <= n);
 	check_burst(&s, pkts, got, refs, heads, expect, breaks);
 	rte_pktmbuf_free_bulk(pkts, got);
@@ -278,13 +280,9 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct fz_in in = {data, size};
 	int rc, bursts = 0;
 
-	fz_setup(&guest, &q, &vq, &in, 0);
-	if (!q.ready) {
-		fz_debug(&vq, &q, "init failed");
-		struct rte_mbuf *pkts[1];
-
-		FZ_CHECK(vsw_virtq_dequeue_burst(&vq, fz_pool(&q), pkts, 1) ==
-			 0);
+	vq = fz_setup(&guest, &q, &in, 0);
+	if (vq == NULL) {
+		fz_debug(vq, &q, "create failed");
 		return 0;
 	}
 	while ((rc = fz_op(&guest, &q, &in)) >= 0) {
@@ -295,6 +293,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	if (bursts == 0)
 		run_burst(VSW_VIRTQ_BURST_MAX);
-	fz_debug(&vq, &q, "end");
+	fz_debug(vq, &q, "end");
+	vsw_virtq_destroy(vq);
+	vq = NULL;
 	return 0;
 }

@@ -30,7 +30,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv);
 
 #define PKTS_MAX 48u
 
-static struct vsw_virtq vq;
+static struct vsw_virtq *vq;
 static struct fz_guest guest;
 static struct fz_q q;
 
@@ -78,27 +78,27 @@ run_burst(struct fz_in *in, uint16_t n)
 		FZ_CHECK(pkts[i] != NULL);
 		offered += lens[i];
 	}
-	fz_snap_take(&s, &vq, &q);
-	got = vsw_virtq_enqueue_burst(&vq, pkts, n);
+	fz_snap_take(&s, vq, &q);
+	got = vsw_virtq_enqueue_burst(vq, pkts, n);
 	FZ_CHECK(got <= n);
 	for (int c = VSW_VIRTQ_STAT_ENQ_DROP_RING_FULL;
 		c <= VSW_VIRTQ_STAT_ENQ_DROP_SHORT_HDR; c++)
-		drops += fz_delta(&s, &vq, (enum vsw_virtq_stat)c);
-	FZ_CHECK(fz_delta(&s, &vq, VSW_VIRTQ_STAT_ENQ_PACKETS) == got);
+		drops += fz_delta(&s, vq, (enum vsw_virtq_stat)c);
+	FZ_CHECK(fz_delta(&s, vq, VSW_VIRTQ_STAT_ENQ_PACKETS) == got);
 	FZ_CHECK(got + drops == n);
-	FZ_CHECK(fz_delta(&s, &vq, VSW_VIRTQ_STAT_ENQ_BYTES) <= offered);
-	taken = (uint16_t)(vq.last_avail_idx - s.last_avail);
-	published = fz_check_common(&s, &vq, &q,
-		fz_delta(&s, &vq, VSW_VIRTQ_STAT_ENQ_DROP_BAD_DESC));
+	FZ_CHECK(fz_delta(&s, vq, VSW_VIRTQ_STAT_ENQ_BYTES) <= offered);
+	taken = (uint16_t)(vsw_virtq_last_avail_idx(vq) - s.last_avail);
+	published = fz_check_common(&s, vq, &q,
+		fz_delta(&s, vq, VSW_VIRTQ_STAT_ENQ_DROP_BAD_DESC));
 	FZ_CHECK(published == taken);
 	if (s.broken)
 		FZ_CHECK(taken == 0 && got == 0 &&
-			 fz_delta(&s, &vq, VSW_VIRTQ_STAT_ENQ_DROP_NOT_READY) == n);
+			 fz_delta(&s, vq, VSW_VIRTQ_STAT_ENQ_DROP_NOT_READY) == n);
 	for (uint16_t i = 0; i < published; i++)
-		used_bytes += vq.used->ring[(uint16_t)(s.last_used + i) &
-					    (vq.size - 1)].len;
-	FZ_CHECK(used_bytes == fz_delta(&s, &vq, VSW_VIRTQ_STAT_ENQ_BYTES) +
-				      (uint64_t)vq.hdr_len * got);
+		used_bytes += q.used->ring[(uint16_t)(s.last_used + i) &
+					   (q.cfg.size - 1)].len;
+	FZ_CHECK(used_bytes == fz_delta(&s, vq, VSW_VIRTQ_STAT_ENQ_BYTES) +
+				      (uint64_t)q.hdr_len * got);
 	if (!(q.mode & FZ_M_MRG))
 		FZ_CHECK(published >= got);
 	for (uint16_t i = 0; i < n; i++) {
@@ -115,11 +115,9 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct fz_in in = {data, size};
 	int rc, bursts = 0;
 
-	fz_setup(&guest, &q, &vq, &in, VRING_DESC_F_WRITE);
-	if (!q.ready) {
-		fz_debug(&vq, &q, "init failed");
-		FZ_CHECK(vsw_virtq_enqueue_burst(&vq, NULL, 0) == 0);
-		FZ_CHECK(vq.stats[VSW_VIRTQ_STAT_ENQ_DROP_NOT_READY] == 0);
+	vq = fz_setup(&guest, &q, &in, VRING_DESC_F_WRITE);
+	if (vq == NULL) {
+		fz_debug(vq, &q, "create failed");
 		return 0;
 	}
 	while ((rc = fz_op(&guest, &q, &in)) >= 0) {
@@ -131,6 +129,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	if (bursts == 0)
 		run_burst(&in, 8);
-	fz_debug(&vq, &q, "end");
+	fz_debug(vq, &q, "end");
+	vsw_virtq_destroy(vq);
+	vq = NULL;
 	return 0;
 }

@@ -87,7 +87,7 @@ struct tg_vq {
 	struct vsw_virtq_config cfg;
 };
 
-/* Lays out a queue of `size` in region 0; cfg is ready for vsw_virtq_init. */
+/* Lays out a queue of `size` in region 0; cfg is ready for create. */
 int tg_vq_init(struct tg_vq *q, struct tg_guest *g, uint32_t size,
 	uint64_t features);
 void tg_vq_fini(struct tg_vq *q);

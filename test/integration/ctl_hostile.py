@@ -11,6 +11,7 @@ validators found nothing, and a shutdown exits 0 with every mbuf back.
 
 usage: ctl_hostile.py BUILD_DIR
 """
+import json
 import os
 import socket
 import subprocess
@@ -133,7 +134,9 @@ def main():
             c.check(st == 1 and want in body and body.count("\n") == 1,
                     "rejects %r" % line[:24], body)
         st, body = request(path, b"nosuch --json\n")
-        c.check(st == 1 and body.startswith('{"error"'), "json error", body)
+        c.check(st == 1 and body.startswith('{"schema": 1, "error"') and
+                "unknown command" in json.loads(body)["error"],
+                "json error", body)
         alive("malformed")
 
         # An oversized line: one error, then the connection is closed.

@@ -250,7 +250,7 @@ test_execute(void **state)
 
 	assert_int_equal(exec(&c, "echo --json 'a\"b'", &r), 0);
 	assert_true(r.json);
-	assert_string_equal(r.buf, "{\"last\": \"a\\\"b\"}\n");
+	assert_string_equal(r.buf, "{\"schema\": 1, \"last\": \"a\\\"b\"}\n");
 	vsw_ctl_reply_free(&r);
 
 	/* argument counts are checked before the handler runs */
@@ -274,7 +274,7 @@ test_execute(void **state)
 	/* an error replaces partial output and stays one line */
 	assert_int_equal(exec(&c, "fail --json", &r), -1);
 	assert_string_equal(r.buf,
-		"{\"error\": \"bad thing: fail second line\"}\n");
+		"{\"schema\": 1, \"error\": \"bad thing: fail second line\"}\n");
 	vsw_ctl_reply_free(&r);
 
 	assert_int_equal(exec(&c, "help", &r), 0);
@@ -293,6 +293,36 @@ test_reply_json_escape(void **state)
 	vsw_ctl_reply_init(&r, true);
 	vsw_ctl_reply_json_str(&r, "a\\b\"c\n\x01\x7f");
 	assert_string_equal(r.buf, "\"a\\\\b\\\"c\\n\\u0001\\u007f\"");
+	vsw_ctl_reply_free(&r);
+}
+
+/* "schema" goes first in a JSON object, and nowhere else. */
+static void
+test_reply_json_schema(void **state)
+{
+	static const char *const cases[][2] = {
+		{"{\"a\": 1}\n", "{\"schema\": 1, \"a\": 1}\n"},
+		{"{}\n", "{\"schema\": 1}\n"},
+		{"{ }", "{\"schema\": 1 }"},
+		{"[1]\n", "[1]\n"},
+	};
+	struct vsw_ctl_reply r;
+
+	(void)state;
+	assert_int_equal(VSW_CTL_JSON_SCHEMA, 1);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		vsw_ctl_reply_init(&r, true);
+		vsw_ctl_reply_printf(&r, "%s", cases[i][0]);
+		vsw_ctl_reply_json_finish(&r);
+		assert_string_equal(r.buf, cases[i][1]);
+		assert_int_equal((int)r.len, (int)strlen(cases[i][1]));
+		vsw_ctl_reply_free(&r);
+	}
+	/* text replies are left alone */
+	vsw_ctl_reply_init(&r, false);
+	vsw_ctl_reply_printf(&r, "{not json}\n");
+	vsw_ctl_reply_json_finish(&r);
+	assert_string_equal(r.buf, "{not json}\n");
 	vsw_ctl_reply_free(&r);
 }
 
@@ -328,6 +358,7 @@ main(void)
 		cmocka_unit_test(test_split_random),
 		cmocka_unit_test(test_execute),
 		cmocka_unit_test(test_reply_json_escape),
+		cmocka_unit_test(test_reply_json_schema),
 		cmocka_unit_test(test_reply_large),
 	};
 

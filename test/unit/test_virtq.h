@@ -15,6 +15,7 @@
 #include <vsw/virtq.h>
 
 #include "guest.h"
+#include "pool_audit.h"
 #include "tl_mbuf.h"
 #include "tl_rng.h"
 
@@ -39,6 +40,8 @@ extern struct tl_rng test_rng;
 struct fx *fx_new(uint32_t size, uint64_t features);
 /* Re-creates the vsw_virtq from the guest's config (reconnect). */
 void fx_reinit(struct fx *f);
+/* The same, resuming at the queue's ring position (the port's way). */
+void fx_resume(struct fx *f);
 void fx_free(struct fx *f);
 
 struct stat_delta {
@@ -58,7 +61,8 @@ void fx_expect(struct fx *f, const struct stat_delta *d, size_t n);
 /* One single-segment mbuf holding len bytes of pattern. */
 struct rte_mbuf *fx_mbuf(uint32_t len, uint8_t pattern);
 
-/* cmocka setup/teardown: the mempool's in-use count returns to baseline. */
+/* cmocka setup/teardown: the mempool is whole (each free mbuf in it once,
+ * tg_pool_audit) and what is in use returns to the baseline. */
 int fx_pool_setup(void **state);
 int fx_pool_teardown(void **state);
 

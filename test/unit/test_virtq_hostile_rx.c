@@ -57,7 +57,7 @@ rx_expect_drop(struct fx *f, uint32_t len, enum vsw_virtq_stat drop,
 		FX_EXPECT(f, {drop, 1}, {S(NOTIFY_SENT), 1});
 	else
 		FX_EXPECT(f, {drop, 1}, {err, 1}, {S(NOTIFY_SENT), 1});
-	assert_false(f->vq->broken);
+	assert_false(vsw_virtq_broken(f->vq));
 }
 
 /* One packet of len goes through and reads back. */
@@ -120,7 +120,7 @@ test_rx_nonmrg_too_large(void **state)
 	(void)state;
 	assert_true(tg_rx_post(&f->q, lens, 2, false) >= 0);
 	rx_expect_drop(f, 101, S(ENQ_DROP_TOO_LARGE), VSW_VIRTQ_STAT__MAX, 0);
-	assert_int_equal(f->vq->last_avail_idx, 0);
+	assert_int_equal(vsw_virtq_last_avail_idx(f->vq), 0);
 	rx_works(f, 100); /* 12 + 100 fits exactly */
 	assert_true(tg_untouched(&f->g));
 	fx_free(f);
@@ -176,7 +176,7 @@ test_rx_partition(void **state)
 
 		assert_int_equal(vsw_virtq_enqueue_burst(f->vq, &big, 1), 0);
 		FX_EXPECT(f, {S(ENQ_DROP_RING_FULL), 1});
-		assert_int_equal(f->vq->last_avail_idx, 3);
+		assert_int_equal(vsw_virtq_last_avail_idx(f->vq), 3);
 		rte_pktmbuf_free(big);
 	}
 	/* the bad head follows one good chain */
@@ -187,7 +187,7 @@ test_rx_partition(void **state)
 		{S(ENQ_DROP_NOT_READY), 3}, {S(ERR_DESC_INDEX), 1},
 		{S(ERR_RING_BROKEN), 1}, {S(NOTIFY_SENT), 1});
 	assert_int_equal(tg_rx_recv(&f->q, buf, sizeof(buf), &nb), 1000);
-	assert_true(f->vq->broken);
+	assert_true(vsw_virtq_broken(f->vq));
 	for (i = 0; i < 8; i++)
 		rte_pktmbuf_free(m[i]);
 	fx_free(f);

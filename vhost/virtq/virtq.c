@@ -1,16 +1,20 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Queue set-up and bookkeeping: vsw_virtq_init (ring areas translated and
- * range-checked once, so the burst paths use plain pointers), counter
- * names, stopping a broken queue, and the rate-limited guest-error log.
+ * Queue life and bookkeeping: vsw_virtq_create (the one allocation; ring
+ * areas translated and range-checked once, so the burst paths use plain
+ * pointers), destroy, the accessors, counter names, stopping a broken
+ * queue, and the rate-limited guest-error log.
  *
- * init runs on whichever thread sets the queue up (the port's vhost-user
+ * create runs on whichever thread sets the queue up (the port's vhost-user
  * callback, a test, a fuzzer), before any poller uses the queue; the rest
- * on the queue's poller. Trusts the config and the region table; trusts
- * nothing the guest wrote.
+ * on the queue's poller (accessors: see <vsw/virtq.h>). Trusts the config
+ * and the region table; trusts nothing the guest wrote.
  */
 #include <errno.h>
 #include <stdarg.h>
+#include <stdlib.h>
+
+#include <rte_errno.h>
 
 #include <vsw/log.h>
 
@@ -72,18 +76,14 @@ ring_area(const struct vsw_mem *mem, uint64_t gpa, uint64_t len,
 	return va;
 }
 
-int
-vsw_virtq_init(struct vsw_virtq *vq, const struct vsw_virtq_config *cfg)
+/* Rings, header length and limits from cfg; -EFAULT when a ring is off. */
+static int
+queue_setup(struct vsw_virtq *vq, const struct vsw_virtq_config *cfg)
 {
 	uint32_t size = cfg->size;
 	uint64_t ev;
 
-	memset(vq, 0, offsetof(struct vsw_virtq, shadow));
-	vq->broken = true;
 	vq->name = cfg->name;
-	if (size == 0 || size > VSW_VIRTQ_SIZE_MAX || (size & (size - 1)) ||
-		cfg->mem == NULL || cfg->mem->nregions > VSW_MEM_REGIONS_MAX)
-		return -EINVAL;
 	vq->mem = cfg->mem;
 	vq->features = cfg->features;
 	vq->size = size;
@@ -108,8 +108,88 @@ vsw_virtq_init(struct vsw_virtq *vq, const struct vsw_virtq_config *cfg)
 	vq->signalled_used_valid = false;
 	vq->notify = cfg->notify;
 	vq->notify_ctx = cfg->notify_ctx;
-	vq->hdr_coalign = false; /* see virtq_enqueue.c: measured, no gain */
-	vq->deq_align = true;
-	vq->broken = false;
+	vq->hdr_coalign = cfg->hdr_coalign;
+	vq->deq_align = !cfg->no_deq_align;
 	return 0;
+}
+
+struct vsw_virtq *
+vsw_virtq_create(const struct vsw_virtq_config *cfg)
+{
+	struct vsw_virtq *vq;
+	void *mem;
+	size_t len;
+	int rc;
+
+	if (cfg == NULL || cfg->size == 0 || cfg->size > VSW_VIRTQ_SIZE_MAX ||
+		(cfg->size & (cfg->size - 1)) || cfg->mem == NULL ||
+		cfg->mem->nregions > VSW_MEM_REGIONS_MAX) {
+		rte_errno = EINVAL;
+		return NULL;
+	}
+	/* exact length (posix_memalign, unlike aligned_alloc, needs no
+	 * rounding): a shadow overrun hits ASan's redzone at once */
+	len = sizeof(*vq) + cfg->size * sizeof(vq->shadow[0]);
+	if (posix_memalign(&mem, RTE_CACHE_LINE_SIZE, len) != 0) {
+		rte_errno = ENOMEM;
+		return NULL;
+	}
+	vq = mem;
+	memset(vq, 0, sizeof(*vq));
+	rc = queue_setup(vq, cfg);
+	if (rc != 0) {
+		free(vq);
+		rte_errno = -rc;
+		return NULL;
+	}
+	return vq;
+}
+
+void
+vsw_virtq_destroy(struct vsw_virtq *vq)
+{
+	free(vq);
+}
+
+uint16_t
+vsw_virtq_last_avail_idx(const struct vsw_virtq *vq)
+{
+	return vq->last_avail_idx;
+}
+
+uint16_t
+vsw_virtq_last_used_idx(const struct vsw_virtq *vq)
+{
+	return vq->last_used_idx;
+}
+
+bool
+vsw_virtq_broken(const struct vsw_virtq *vq)
+{
+	return vq->broken;
+}
+
+uint64_t
+vsw_virtq_stat(const struct vsw_virtq *vq, enum vsw_virtq_stat s)
+{
+	if ((unsigned int)s >= VSW_VIRTQ_STAT__MAX)
+		return 0;
+	return vq->stats[s];
+}
+
+void
+vsw_virtq_enqueue_retry(struct vsw_virtq *vq, uint16_t n)
+{
+	vq->stats[VSW_VIRTQ_STAT_ENQ_DROP_RING_FULL] -= n;
+}
+
+void
+vsw_virtq_stats_read(const struct vsw_virtq *vq,
+	uint64_t stats[VSW_VIRTQ_STAT__MAX])
+{
+	uint32_t s;
+
+	/* the poller adds with plain stores; an aligned 64-bit load is whole */
+	for (s = 0; s < VSW_VIRTQ_STAT__MAX; s++)
+		stats[s] = __atomic_load_n(&vq->stats[s], __ATOMIC_RELAXED);
 }

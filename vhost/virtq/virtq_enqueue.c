@@ -7,7 +7,7 @@
  * one chain. Used entries collect in the shadow ring and are published once
  * per burst (virtq_notify.c).
  *
- * Co-alignment: with vq->hdr_coalign, when the first mbuf segment is ours
+ * Co-alignment: with cfg.hdr_coalign, when the first mbuf segment is ours
  * alone (direct, refcnt 1) and has headroom, the header is written into
  * that headroom so header and data go to the guest as one run. Measured
  * (bench/vsw-bench-virtq, glibc memcpy as vsw_copy): no better than

@@ -1,12 +1,15 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Private to vhost/virtq*.c: ring layout access, the inline guest address
- * translation, the descriptor-chain walker, the shadow used ring and the
- * rate-limited guest-error log. Nothing here is for other modules.
+ * Private to the .c files of vhost/virtq/: the queue's layout, ring
+ * access, the inline guest address translation, the descriptor-chain
+ * walker, the shadow used ring and the rate-limited guest-error log.
+ * Nothing here is for other modules (tests and fuzzers included: they use
+ * <vsw/virtq.h>).
  */
 #ifndef VSW_VIRTQ_PRIV_H
 #define VSW_VIRTQ_PRIV_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 #include <linux/virtio_ring.h>
@@ -18,6 +21,49 @@
 #include <vsw/virtq.h>
 
 extern int virtq_logtype;
+
+/* One used entry waiting for the end of the burst. */
+struct virtq_used_shadow {
+	uint32_t id;
+	uint32_t len;
+};
+
+/*
+ * The queue. Line 0 holds what every burst reads (ring pointers, sizes,
+ * indices, flags); line 1 the shadow count and the notify path, then the
+ * counters; cold fields last; the shadow used ring (cfg.size entries,
+ * filled per burst and published once) follows on its own lines.
+ */
+struct vsw_virtq {
+	struct vring_desc *desc;
+	struct vring_avail *avail;
+	struct vring_used *used;
+	const struct vsw_mem *mem;
+	uint64_t features;
+	uint32_t size;
+	uint32_t hdr_len;      /* 12 with MRG_RXBUF or VERSION_1, else 10 */
+	uint32_t max_pkt_len;
+	uint16_t last_avail_idx;
+	uint16_t last_used_idx;
+	uint16_t signalled_used; /* EVENT_IDX bookkeeping */
+	bool signalled_used_valid;
+	bool broken;           /* ring inconsistent: the queue is stopped */
+	bool hdr_coalign;      /* cfg.hdr_coalign */
+	bool deq_align;        /* !cfg.no_deq_align */
+	/* line 1 */
+	uint32_t shadow_n __rte_cache_aligned;
+	const uint16_t *used_event; /* avail->ring[size], with EVENT_IDX */
+	vsw_virtq_notify_fn notify;
+	void *notify_ctx;
+	uint64_t stats[VSW_VIRTQ_STAT__MAX];
+	/* cold */
+	const char *name;
+	uint64_t log_next_tsc; /* rate limiter for guest-error log lines */
+	uint32_t log_suppressed;
+	struct virtq_used_shadow shadow[] __rte_cache_aligned;
+};
+_Static_assert(offsetof(struct vsw_virtq, shadow_n) == RTE_CACHE_LINE_SIZE,
+	"the per-burst fields fit one cache line");
 
 /* Guest-caused problems: one line per queue per second at most. */
 void virtq_log_guest(struct vsw_virtq *vq, const char *fmt, ...)
@@ -140,6 +186,7 @@ virtq_avail_count(struct vsw_virtq *vq)
 	return n;
 }
 
+/* At most size entries per burst: a burst takes at most size chains. */
 static __rte_always_inline void
 virtq_shadow_push(struct vsw_virtq *vq, uint16_t id, uint32_t len)
 {

@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include <rte_common.h>
+#include <rte_cycles.h>
 #include <rte_vhost.h>
 #include <urcu-qsbr.h>
 
@@ -156,10 +157,6 @@ port_alloc(const struct vsw_vport_config *cfg)
 		q->callfd = -1;
 		snprintf(q->name, sizeof(q->name), "%s q%u %s", port->name,
 			i / 2, i % 2 ? "tx" : "rx");
-		q->vq = aligned_alloc(64, RTE_ALIGN_CEIL(sizeof(*q->vq), 64));
-		if (q->vq == NULL)
-			goto fail;
-		memset(q->vq, 0, sizeof(*q->vq));
 	}
 	return port;
 fail:
@@ -342,6 +339,40 @@ vsw_vport_enqueue_burst(
 }
 
 uint16_t
+vsw_vport_enqueue_burst_retry(struct vsw_vport *port, uint16_t qp,
+	struct rte_mbuf **pkts, uint16_t n, unsigned max_retries,
+	uint64_t *retries)
+{
+	const enum vsw_virtq_stat ring_full = VSW_VIRTQ_STAT_ENQ_DROP_RING_FULL;
+	struct vsw_virtq *vq;
+	uint16_t sent = 0, off = 0, got;
+	uint64_t full0, full;
+	unsigned tries;
+
+	if (unlikely(qp >= port->cfg.queue_pairs) ||
+		(vq = rcu_dereference(port->queues[2 * qp].live)) == NULL)
+		return vsw_vport_enqueue_burst(port, qp, pkts, n);
+	for (tries = 0;; tries++) {
+		full0 = vsw_virtq_stat(vq, ring_full);
+		got = vsw_virtq_enqueue_burst(vq, pkts + off, n - off);
+		full = vsw_virtq_stat(vq, ring_full) - full0;
+		sent += got;
+		/* Stop when all fit, when out of retries, or when a retry
+		 * found the guest had drained nothing (waiting on burns the
+		 * PMD for every other port). */
+		if (full == 0 || tries == max_retries || (tries > 0 && !got))
+			break;
+		/* The ring-full packets are the burst's tail: take them back
+		 * (uncounted) and offer them again after a short pause. */
+		vsw_virtq_enqueue_retry(vq, (uint16_t)full);
+		off = (uint16_t)(n - full);
+		__atomic_store_n(retries, *retries + 1, __ATOMIC_RELAXED);
+		rte_delay_us_block(1);
+	}
+	return sent;
+}
+
+uint16_t
 vsw_vport_dequeue_burst(struct vsw_vport *port, uint16_t qp,
 	struct rte_mempool *mp, struct rte_mbuf **pkts, uint16_t n)
 {
@@ -374,26 +405,33 @@ vsw_vport_info_get(struct vsw_vport *port, struct vsw_vport_info *info)
 	pthread_mutex_unlock(&port->lock);
 }
 
+/* Adds one vring's counters (earlier incarnations, the live queue, drops
+ * while not published) to stats; under port->lock, which keeps the vhost
+ * thread from retiring or creating the queue meanwhile. */
+static void
+queue_stats_add(const struct vport_queue *q,
+	uint64_t stats[VSW_VIRTQ_STAT__MAX])
+{
+	uint64_t live[VSW_VIRTQ_STAT__MAX] = {0};
+	uint32_t s;
+
+	if (q->vq != NULL)
+		vsw_virtq_stats_read(q->vq, live);
+	for (s = 0; s < VSW_VIRTQ_STAT__MAX; s++)
+		stats[s] += q->retired[s] + live[s];
+	stats[VSW_VIRTQ_STAT_ENQ_DROP_NOT_READY] +=
+		*(const volatile uint64_t *)&q->not_ready;
+}
+
 void
 vsw_vport_stats_get(struct vsw_vport *port, uint64_t stats[VSW_VIRTQ_STAT__MAX])
 {
 	uint16_t i;
-	uint32_t s;
 
 	memset(stats, 0, sizeof(stats[0]) * VSW_VIRTQ_STAT__MAX);
-	/* The lock keeps the vhost thread from folding or re-initialising
-	 * a queue's counters while we add them up. */
 	pthread_mutex_lock(&port->lock);
-	for (i = 0; i < port->nr_queues; i++) {
-		const struct vport_queue *q = &port->queues[i];
-		const volatile uint64_t *live = q->vq->stats;
-
-		for (s = 0; s < VSW_VIRTQ_STAT__MAX; s++)
-			stats[s] +=
-				q->retired[s] + (q->initialised ? live[s] : 0);
-		stats[VSW_VIRTQ_STAT_ENQ_DROP_NOT_READY] +=
-			*(const volatile uint64_t *)&q->not_ready;
-	}
+	for (i = 0; i < port->nr_queues; i++)
+		queue_stats_add(&port->queues[i], stats);
 	pthread_mutex_unlock(&port->lock);
 }
 
@@ -402,22 +440,13 @@ vsw_vport_queue_stats_get(struct vsw_vport *port, uint16_t qp,
 	uint64_t stats[VSW_VIRTQ_STAT__MAX])
 {
 	uint16_t i;
-	uint32_t s;
 
 	memset(stats, 0, sizeof(stats[0]) * VSW_VIRTQ_STAT__MAX);
 	if (qp >= port->cfg.queue_pairs)
 		return -ENOENT;
 	pthread_mutex_lock(&port->lock);
-	for (i = 2 * qp; i < 2 * qp + 2 && i < port->nr_queues; i++) {
-		const struct vport_queue *q = &port->queues[i];
-		const volatile uint64_t *live = q->vq->stats;
-
-		for (s = 0; s < VSW_VIRTQ_STAT__MAX; s++)
-			stats[s] +=
-				q->retired[s] + (q->initialised ? live[s] : 0);
-		stats[VSW_VIRTQ_STAT_ENQ_DROP_NOT_READY] +=
-			*(const volatile uint64_t *)&q->not_ready;
-	}
+	for (i = 2 * qp; i < 2 * qp + 2 && i < port->nr_queues; i++)
+		queue_stats_add(&port->queues[i], stats);
 	pthread_mutex_unlock(&port->lock);
 	return 0;
 }

@@ -16,7 +16,7 @@
  * vport_msg.c): every message is checked there first and a refused one
  * closes the connection (counted in msg_rejected). We re-check the memory
  * table as mapped (vport_mem_check, as for the one sent) and that each ring
- * pointer lies in it; vsw_virtq_init checks the rest. One connection per
+ * pointer lies in it; vsw_virtq_create checks the rest. One connection per
  * port: callbacks for any other vid are ignored. We never call a librte_vhost
  * function that takes a vring lock from a callback that the message
  * handler runs with all vring locks held (vring_state_changed, pre/post
@@ -35,6 +35,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <rte_errno.h>
 #include <rte_vhost.h>
 #include <urcu-qsbr.h>
 
@@ -137,10 +138,11 @@ queue_publish(struct vsw_vport *port, struct vport_queue *q)
 	cfg.notify = vr.callfd >= 0 ? vport_notify : NULL;
 	cfg.notify_ctx = q;
 	cfg.name = q->name;
-	rc = vsw_virtq_init(q->vq, &cfg);
-	if (rc != 0)
+	q->vq = vsw_virtq_create(&cfg);
+	if (q->vq == NULL) {
+		rc = -rte_errno;
 		goto fail;
-	q->initialised = true;
+	}
 	rcu_assign_pointer(q->live, q->vq);
 	VPORT_LOG(DEBUG, port, "vring %u live (size %u, avail %u, used %u)",
 		q->index, vr.size, cfg.last_avail_idx, cfg.last_used_idx);
@@ -160,18 +162,20 @@ fail:
 static void
 queue_retire(struct vsw_vport *port, struct vport_queue *q)
 {
+	uint64_t st[VSW_VIRTQ_STAT__MAX];
 	uint32_t s;
 
-	if (!q->initialised)
+	if (q->vq == NULL)
 		return;
 	if (port->vid >= 0)
 		rte_vhost_set_vring_base(port->vid, q->index,
-			q->vq->last_avail_idx, q->vq->last_used_idx);
-	for (s = 0; s < VSW_VIRTQ_STAT__MAX; s++) {
-		q->retired[s] += q->vq->stats[s];
-		q->vq->stats[s] = 0;
-	}
-	q->initialised = false;
+			vsw_virtq_last_avail_idx(q->vq),
+			vsw_virtq_last_used_idx(q->vq));
+	vsw_virtq_stats_read(q->vq, st);
+	for (s = 0; s < VSW_VIRTQ_STAT__MAX; s++)
+		q->retired[s] += st[s];
+	vsw_virtq_destroy(q->vq);
+	q->vq = NULL;
 }
 
 static void
@@ -459,7 +463,7 @@ vport_queues_free(struct vsw_vport *port)
 	if (port->queues == NULL)
 		return;
 	for (i = 0; i < port->nr_queues; i++)
-		free(port->queues[i].vq);
+		vsw_virtq_destroy(port->queues[i].vq);
 	free(port->queues);
 	port->queues = NULL;
 }

@@ -31,13 +31,12 @@ extern int vport_logtype;
  */
 struct vport_queue {
 	struct vsw_virtq *live; /* RCU: == vq while published, else NULL */
-	struct vsw_virtq *vq;	/* storage, reused across reconnects */
+	struct vsw_virtq *vq;	/* created on publish, destroyed on retire */
 	struct vsw_vport *port;
 	int callfd;	  /* guest interrupt eventfd, < 0: none */
 	uint16_t index;	  /* vring index */
 	char name[80];	  /* "<port> q<pair> rx|tx", for virtq logs */
 	bool enabled;	  /* guest enabled it (vring_state_changed) */
-	bool initialised; /* vq holds a previous incarnation's state */
 	uint32_t num;	  /* size from the last SET_VRING_NUM (checks) */
 	uint64_t retired[VSW_VIRTQ_STAT__MAX]; /* previous incarnations */
 	/* poller-owned, on its own cache line */

@@ -7,10 +7,13 @@
  *   hostile_frontend list
  *   hostile_frontend run NAME SOCKET
  *   hostile_frontend traffic SOCKET_SRC SOCKET_DST
- *       stdin: "mark" -> pause, drain, print "sent S received R bad B",
- *       resume; "quit" -> the same, then exit; "window" -> print
- *       "received R offered O us T" (O: frames the source tried to send,
- *       T: monotonic) at once, without pausing.
+ *       stdin: "mark" -> pause, drain, print "sent S received R bad B
+ *       inflight I good G dup D missing M", resume; "quit" -> the same,
+ *       then exit; "window" -> print "received R offered O us T" (O:
+ *       frames the source tried to send, T: monotonic) at once, without
+ *       pausing. Every frame is checked (sequence number, length,
+ *       CRC-32): bad = corrupt, dup = duplicate or reordered, missing =
+ *       sent - good.
  *
  * Single-threaded. Trusts nothing vswd writes beyond what vu_front checks.
  */
@@ -25,7 +28,6 @@
 
 #include "hostile.h"
 
-#define FRAME_LEN 64u
 #define FRAME_MAGIC 0x76737768u /* "vswh" */
 
 void
@@ -62,8 +64,63 @@ hs_frame(unsigned char *buf, unsigned len, unsigned long long seq)
 	memcpy(buf + 18, &seq, 8);
 }
 
+/*
+ * Traffic frames carry their own proof: after the Ethernet header, magic,
+ * sequence number, length, a pattern derived from the sequence number and
+ * a CRC-32 (zlib's) over everything after the Ethernet header. The sink
+ * checks each one, so a corrupted, truncated, duplicated or reordered frame
+ * is an error, and a missing one must be a drop that vswd counted.
+ */
+#define TF_HDR 30u /* eth 14, magic 4, seq 8, len 4 */
+#define TF_MIN (TF_HDR + 4u)
+#define TF_MAX (VU_BUF_LEN - VU_HDR_LEN)
+
+static uint32_t crc_table[256];
+
+static void
+crc_init(void)
+{
+	uint32_t i, j, c;
+
+	for (i = 0; i < 256; i++) {
+		for (c = i, j = 0; j < 8; j++)
+			c = (c & 1) ? 0xedb88320u ^ (c >> 1) : c >> 1;
+		crc_table[i] = c;
+	}
+}
+
+static uint32_t
+crc32_buf(const uint8_t *p, uint32_t n)
+{
+	uint32_t c = 0xffffffffu;
+
+	while (n-- > 0)
+		c = crc_table[(c ^ *p++) & 0xff] ^ (c >> 8);
+	return c ^ 0xffffffffu;
+}
+
+/* Sizes sweep 60 .. TF_MAX by a stride coprime to the range. */
+static uint32_t
+tf_len(unsigned long long seq)
+{
+	return 60u + (uint32_t)((seq * 37u) % (TF_MAX - 60u + 1u));
+}
+
+static void
+tf_build(uint8_t *buf, uint32_t len, unsigned long long seq)
+{
+	uint32_t i, crc;
+
+	hs_frame(buf, TF_HDR, seq); /* eth header, magic, seq */
+	memcpy(buf + 26, &len, 4);
+	for (i = TF_HDR; i < len - 4; i++)
+		buf[i] = (uint8_t)(seq * 131u + i);
+	crc = crc32_buf(buf + 14, len - 18);
+	memcpy(buf + len - 4, &crc, 4);
+}
+
 struct sink {
-	unsigned long long next_seq, bad;
+	unsigned long long next_seq, good, bad, dup;
 };
 
 static void
@@ -71,19 +128,28 @@ sink_rx(void *ctx, const uint8_t *frame, uint32_t len)
 {
 	struct sink *s = ctx;
 	unsigned long long seq;
-	unsigned int magic;
+	uint32_t magic, flen, crc;
 
-	if (len != FRAME_LEN) {
+	if (len < TF_MIN) {
 		s->bad++;
 		return;
 	}
 	memcpy(&magic, frame + 14, 4);
 	memcpy(&seq, frame + 18, 8);
-	/* gaps are drops (counted by vswd); going back is not allowed */
-	if (magic != FRAME_MAGIC || seq < s->next_seq) {
+	memcpy(&flen, frame + 26, 4);
+	memcpy(&crc, frame + len - 4, 4);
+	if (magic != FRAME_MAGIC || flen != len || flen != tf_len(seq) ||
+		crc != crc32_buf(frame + 14, len - 18)) {
 		s->bad++;
 		return;
 	}
+	/* one queue, in order: going back is a duplicate or a reordering;
+	 * gaps are drops, which vswd must have counted */
+	if (seq < s->next_seq) {
+		s->dup++;
+		return;
+	}
+	s->good++;
 	s->next_seq = seq + 1;
 }
 
@@ -109,9 +175,9 @@ static int
 traffic(const char *src_path, const char *dst_path)
 {
 	struct vu_front src, dst;
-	struct sink s = {0, 0};
+	struct sink s = {0, 0, 0, 0};
 	unsigned long long seq = 0, offered = 0;
-	unsigned char frame[FRAME_LEN];
+	uint8_t frame[TF_MAX];
 	char line[64];
 	int rc;
 
@@ -121,6 +187,7 @@ traffic(const char *src_path, const char *dst_path)
 		fprintf(stderr, "traffic: set-up failed: %s\n", strerror(-rc));
 		return 1;
 	}
+	crc_init();
 	vu_rx_refill(&dst);
 	printf("ready\n");
 	fflush(stdout);
@@ -132,8 +199,8 @@ traffic(const char *src_path, const char *dst_path)
 		 * what a full ring refused counts as offered too */
 		offered += 16;
 		for (i = 0; i < 16; i++) {
-			hs_frame(frame, sizeof(frame), seq);
-			if (vu_tx(&src, frame, sizeof(frame)) != 0)
+			tf_build(frame, tf_len(seq), seq);
+			if (vu_tx(&src, frame, tf_len(seq)) != 0)
 				break;
 			seq++;
 		}
@@ -157,11 +224,14 @@ traffic(const char *src_path, const char *dst_path)
 			continue;
 		}
 		drain(&src, &dst, &s);
-		printf("sent %llu received %llu bad %llu inflight %u\n",
+		/* missing: sent, never received intact (drops, or lost) */
+		printf("sent %llu received %llu bad %llu inflight %u good %llu "
+			"dup %llu missing %llu\n",
 			(unsigned long long)src.tx_frames,
 			(unsigned long long)dst.rx_frames,
 			(unsigned long long)(s.bad + dst.rx_bad),
-			vu_tx_inflight(&src));
+			vu_tx_inflight(&src), s.good, s.dup,
+			(unsigned long long)src.tx_frames - s.good);
 		fflush(stdout);
 		if (strncmp(line, "quit", 4) == 0)
 			break;

@@ -24,6 +24,76 @@ from vswtest.ctl import read_reply, request
 from vswtest.vswd import Vswd
 
 IDLE_SEC = 10  # VSW_CTL_IDLE_SEC
+CLIENTS_MAX = 64  # VSW_CTL_CLIENTS_MAX
+
+
+def served(s):
+    """True when the open connection s answers a request (accepted and
+    kept), False when the server refused it ("too many") or closed it."""
+    try:
+        s.sendall(b"version\n")
+        st, body, _ = read_reply(s, 5.0)
+    except (OSError, EOFError):
+        return False
+    return st == 0 and "vswd" in body
+
+
+def refused_busy(s):
+    """True when the server refused s at once: the busy error, then EOF."""
+    s.settimeout(5.0)
+    data = b""
+    try:
+        while True:
+            chunk = s.recv(4096)
+            if not chunk:
+                break
+            data += chunk
+    except ConnectionResetError:
+        pass
+    except socket.timeout:
+        return False  # neither refused nor closed: it was served
+    return b"too many control connections" in data
+
+
+def limit_exact(c, path):
+    """Exactly CLIENTS_MAX connections are served at once (the last one
+    included), the next is refused at once, and a freed slot is reused
+    (switch/ctl/ctl_server.c listen_cb: nclients >= max -> reject_busy)."""
+    held = []
+    try:
+        for i in range(CLIENTS_MAX):
+            s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            s.connect(path)
+            held.append(s)
+            if not served(s):
+                c.fail("limit: connection %d of %d not served" %
+                       (i + 1, CLIENTS_MAX))
+                return
+        c.check(True, "limit: %d connections served at once" % CLIENTS_MAX)
+        for what in ("connection %d" % (CLIENTS_MAX + 1), "again"):
+            with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
+                s.connect(path)
+                c.check(refused_busy(s), "limit: %s refused at once" % what)
+        # free one slot: the server sees the EOF, the next one is served
+        held.pop(0).close()
+        ok = False
+        for _ in range(20):
+            time.sleep(0.05)
+            s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            s.connect(path)
+            if served(s):
+                held.append(s)
+                ok = True
+                break
+            s.close()
+        c.check(ok, "limit: a freed slot is reused")
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
+            s.connect(path)
+            c.check(refused_busy(s), "limit: full again after the reuse")
+    finally:
+        for s in held:
+            s.close()
+        time.sleep(0.3)  # the server sees every EOF before the next step
 
 
 def main():
@@ -108,6 +178,10 @@ def main():
                     buf += chunk
             c.check([g[0] for g in got] == [0, 1, 0] and
                     got[2][1].startswith("{"), "pipelined", got)
+
+        time.sleep(0.3)  # every earlier connection's EOF is seen
+        limit_exact(c, path)
+        alive("connection limit")
 
         # A client that never speaks, one that sends half a line and
         # leaves, and one that leaves without reading its reply.

@@ -253,6 +253,15 @@ def main():
             if recv == 0:
                 errs.append("a -> b traffic stopped")
             pmd = pmd_drops(d)
+            # contents: every frame arrived intact and in order, and what
+            # did not arrive is exactly what vswd counted as dropped
+            missing = t.get("missing", 0) - prev_t.get("missing", 0)
+            if (t.get("dup", 0) != prev_t.get("dup", 0) or
+                    missing != drops):
+                errs.append("a -> b contents: dup %d, missing %d != "
+                            "counted drops %d" % (
+                                t.get("dup", 0) - prev_t.get("dup", 0),
+                                missing, drops))
             if sent != recv + drops or t["bad"] != prev_t["bad"]:
                 errs.append("pmd drops: %s" % {
                     k: v - prev_pmd.get(k, 0) for k, v in pmd.items()
@@ -278,8 +287,13 @@ def main():
             final = traffic.mark(quit=True)
             traffic.p.wait(timeout=10)
             traffic = None
-            print("traffic a -> b overall: sent %d received %d bad %d" % (
-                final["sent"], final["received"], final["bad"]))
+            print("traffic a -> b overall: sent %d received %d bad %d "
+                  "good %d dup %d missing %d" % (
+                      final["sent"], final["received"], final["bad"],
+                      final["good"], final["dup"], final["missing"]))
+            checks.check(final["bad"] == 0 and final["dup"] == 0,
+                         "a -> b: every frame received intact, in order "
+                         "(sequence number, length, CRC-32)")
             vswd_end(checks, d)
             log = d.p.buf
             print("vswd log: %d lines, %d warnings" % (

@@ -63,10 +63,11 @@ class Guest:
     """A dpdk-testpmd guest with virtio_user ports on the given sockets,
     driven over stdin (interactive mode). server=True makes testpmd the
     vhost-user server (the backend then connects as a client);
-    queue_size=None leaves virtio_user's default ring size."""
+    queue_size=None leaves virtio_user's default ring size; vdevs_extra
+    adds ports (e.g. net_pcap) numbered after the virtio_user ones."""
 
     def __init__(self, testpmd, socks, log_dir, tag, queues=1, server=False,
-                 queue_size=1024, extra=()):
+                 queue_size=1024, extra=(), vdevs_extra=()):
         vdevs = []
         for i, s in enumerate(socks):
             v = ("net_virtio_user%d,path=%s,queues=%d,mrg_rxbuf=1,"
@@ -76,6 +77,7 @@ class Guest:
             if server:
                 v += ",server=1"
             vdevs.append("--vdev=" + v)
+        vdevs += ["--vdev=" + v for v in vdevs_extra]  # ports after ours
         self.nports = len(socks)
         self.prefix = "vswg%d-%s" % (os.getpid(), tag)
         # stdbuf: testpmd's printf output must reach the pipe before the

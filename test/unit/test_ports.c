@@ -477,7 +477,7 @@ test_txq_shared_threads(void **state)
 	}
 	assert_int_equal(locked, 400);
 	assert_true(contended <= locked);
-	print_message("shared queue: %" PRIu64 " of %" PRIu64
+	print_message("# shared queue: %" PRIu64 " of %" PRIu64
 		      " locked sends contended\n", contended, locked);
 	check_identity(c);
 	ctx_free(c);

@@ -27,7 +27,6 @@ import json
 import os
 import re
 import shutil
-import signal
 import socket
 import subprocess
 import sys
@@ -456,19 +455,7 @@ def main():
     checks = Checks()
     print("case %s, temp dir %s" % (case, tmp))
     c = MetricsCase(args, tmp, checks)
-    try:
-        if case == "prometheus":
-            case_prometheus(c)
-        else:
-            case_hostile(c)
-    except Exception as e:  # report, clean up, fail
-        checks.fail("ERROR: %s" % e)
-    finally:
-        for g in c.guests:
-            g.kill()
-        if c.vswd is not None:
-            c.vswd.stop(signal.SIGKILL)
-    return checks.finish(tmp, args.keep)
+    return c.run_case(case_prometheus if case == "prometheus" else case_hostile)
 
 
 if __name__ == "__main__":

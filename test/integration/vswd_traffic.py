@@ -68,6 +68,20 @@ class Case:
     def check(self, cond, what):
         return self.checks.check(cond, what)
 
+    def run_case(self, case_fn):
+        """Run case_fn(self); an exception is a failure. Whatever it left
+        running is killed; returns the exit status of the report."""
+        try:
+            case_fn(self)
+        except Exception as e:  # report, clean up, fail
+            self.checks.fail("ERROR: %s" % e)
+        finally:
+            for g in self.guests:
+                g.kill()
+            if self.vswd is not None:
+                self.vswd.stop(signal.SIGKILL)
+        return self.checks.finish(self.tmp, self.args.keep)
+
     def config(self):
         """Start-up commands for vswd (None: its default config)."""
         if self.name == "normal":
@@ -396,23 +410,13 @@ def main():
     checks = Checks()
     print("case %s, temp dir %s" % (args.case, tmp))
     c = Case(args, tmp, checks)
-    try:
-        if args.case.startswith("restart"):
-            case_restart(c)
-        elif args.case == "churn":
-            case_churn(c)
-        elif args.case in ("sigterm", "shutdown"):
-            case_stop_under_traffic(c)
-        else:
-            case_simple(c)
-    except Exception as e:  # report, clean up, fail
-        checks.fail("ERROR: %s" % e)
-    finally:
-        for g in c.guests:
-            g.kill()
-        if c.vswd is not None:
-            c.vswd.stop(signal.SIGKILL)
-    return checks.finish(tmp, args.keep)
+    if args.case.startswith("restart"):
+        return c.run_case(case_restart)
+    if args.case == "churn":
+        return c.run_case(case_churn)
+    if args.case in ("sigterm", "shutdown"):
+        return c.run_case(case_stop_under_traffic)
+    return c.run_case(case_simple)
 
 
 if __name__ == "__main__":

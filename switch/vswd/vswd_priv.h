@@ -57,6 +57,7 @@ struct vswd_port_args {
 	uint32_t sock_mode;   /* 0 = default 0660 */
 	uid_t owner;
 	gid_t group;
+	uint32_t max_ring_size; /* vhost-user; 0 = VSW_VPORT_RING_SIZE_DEFAULT */
 };
 
 struct vswd_port {
@@ -66,6 +67,7 @@ struct vswd_port {
 	uint16_t port_no;     /* the switch's number */
 	uint16_t queues;
 	uint16_t eth_port;
+	uint32_t max_ring_size; /* vhost-user: the cap in force */
 	struct vsw_vport *vport;
 	struct rte_mempool *pool;
 	/* What the switch polls (switch/ports/): the port pointer it gets. */

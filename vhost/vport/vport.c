@@ -91,6 +91,9 @@ config_check(const struct vsw_vport_config *cfg)
 		return -EINVAL;
 	if (cfg->socket_mode > 07777)
 		return -EINVAL;
+	if (cfg->max_ring_size > VSW_VIRTQ_SIZE_MAX ||
+		(cfg->max_ring_size & (cfg->max_ring_size - 1)))
+		return -EINVAL;
 	if (cfg->name != NULL && strlen(cfg->name) >= 64)
 		return -EINVAL;
 	return 0;

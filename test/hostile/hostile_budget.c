@@ -31,6 +31,8 @@
 #define RXTAB_OFF 0x3000u /* RX indirect table */
 #define RXDATA_OFF 0x5000u
 #define RING_OFF 0x100000u /* the big TX ring: up to ~836 KiB */
+#define BIGTAB_OFF 0x200000u /* the issue's table: 32768 entries, 512 KiB */
+#define BIGDATA_OFF 0x300000u
 #define ATTACK_MS 1000
 
 static uint64_t
@@ -81,8 +83,10 @@ tx_ring(struct hs_ctx *c, uint32_t n)
 static void
 one_byte_table(struct hs_ctx *c, uint32_t q, uint32_t n, uint16_t dir)
 {
-	uint32_t off = q == TXQ ? TXTAB_OFF : RXTAB_OFF;
-	uint32_t data = q == TXQ ? DATA_OFF : RXDATA_OFF;
+	uint32_t off = q == TXQ ? (n > CHAIN_MAX ? BIGTAB_OFF : TXTAB_OFF) :
+		RXTAB_OFF;
+	uint32_t data = q == TXQ ? (n > CHAIN_MAX ? BIGDATA_OFF : DATA_OFF) :
+		RXDATA_OFF;
 	struct vring_desc *t = vu_ptr(&c->f, VU_SCRATCH + off);
 	uint32_t i;
 
@@ -95,23 +99,25 @@ one_byte_table(struct hs_ctx *c, uint32_t q, uint32_t n, uint16_t dir)
 }
 
 /*
- * Keeps TX ring n full of head 0 for ATTACK_MS, then waits until every
- * entry came back used with length 0. Notes the PMD iteration time.
+ * Keeps TX ring n full of head 0 (a table of tab one-byte entries) for
+ * ATTACK_MS, then waits until every entry came back used with length 0.
+ * Notes the PMD iteration time the budget implies.
  */
 static int
-tx_flood(struct hs_ctx *c, uint32_t n)
+tx_flood(struct hs_ctx *c, uint32_t n, uint32_t tab)
 {
 	struct vu_ring *r = &c->f.q[TXQ];
+	uint32_t data = tab > CHAIN_MAX ? BIGDATA_OFF : DATA_OFF;
 	uint64_t t0, dt, taken = 0;
-	uint32_t per_burst = (BURST_DESCS + CHAIN_MAX) / (CHAIN_MAX + 1);
+	uint32_t per_burst = (BURST_DESCS + tab) / (tab + 1);
 	uint16_t u, seen = 0;
 	uint32_t i;
 
-	/* header 0, then a frame: 256 bytes in all, one per descriptor */
-	memset(vu_ptr(&c->f, VU_SCRATCH + DATA_OFF), 0, VU_HDR_LEN);
-	hs_frame(vu_ptr(&c->f, VU_SCRATCH + DATA_OFF + VU_HDR_LEN),
-		CHAIN_MAX - VU_HDR_LEN, 9);
-	one_byte_table(c, TXQ, CHAIN_MAX, 0);
+	/* header 0, then a frame: one byte per descriptor */
+	memset(vu_ptr(&c->f, VU_SCRATCH + data), 0, VU_HDR_LEN);
+	hs_frame(vu_ptr(&c->f, VU_SCRATCH + data + VU_HDR_LEN),
+		tab - VU_HDR_LEN, 9);
+	one_byte_table(c, TXQ, tab, 0);
 	t0 = now_us();
 	while ((dt = now_us() - t0) < ATTACK_MS * 1000u) {
 		u = vu_used_idx(&c->f, TXQ);
@@ -139,12 +145,29 @@ tx_flood(struct hs_ctx *c, uint32_t n)
 		hs_note("no chain taken in %d ms", ATTACK_MS);
 		return 1;
 	}
+	if (tab > CHAIN_MAX) {
+		hs_note("ring %u: %llu chains of a %u-entry table refused in "
+			"%llu ms", n, (unsigned long long)taken, tab,
+			(unsigned long long)(dt / 1000));
+		return 0;
+	}
 	hs_note("ring %u: %llu chains of %u descriptors in %llu ms; at %u "
 		"chains a burst, %.1f us per PMD iteration",
-		n, (unsigned long long)taken, CHAIN_MAX + 1,
+		n, (unsigned long long)taken, tab + 1,
 		(unsigned long long)(dt / 1000), per_burst,
 		(double)dt * per_burst / (double)taken);
 	return 0;
+}
+
+/* The issue's layout: a 32768 ring, a table of 32768 one-byte entries
+ * (refused now: err_indirect_len; before issue 10, 9 ms a burst). */
+static int
+s_tx_flood_issue(struct hs_ctx *c)
+{
+	if (negotiated(c) != 0 || vu_vring_setup(&c->f, RXQ, 256) != 0 ||
+		tx_ring(c, 32768) != 0)
+		return 1;
+	return tx_flood(c, 32768, 32768);
 }
 
 static int
@@ -153,7 +176,7 @@ s_tx_flood_cap(struct hs_ctx *c)
 	if (negotiated(c) != 0 || vu_vring_setup(&c->f, RXQ, 256) != 0 ||
 		tx_ring(c, 1024) != 0)
 		return 1;
-	return tx_flood(c, 1024);
+	return tx_flood(c, 1024, CHAIN_MAX);
 }
 
 static int
@@ -162,7 +185,7 @@ s_tx_flood_32k(struct hs_ctx *c)
 	if (negotiated(c) != 0 || vu_vring_setup(&c->f, RXQ, 256) != 0 ||
 		tx_ring(c, 32768) != 0)
 		return 1;
-	return tx_flood(c, 32768);
+	return tx_flood(c, 32768, CHAIN_MAX);
 }
 
 /* The same on RX: the peer's frames land in 256-byte chains of 257
@@ -252,6 +275,10 @@ const struct hs_scenario hs_budget_scenarios[] = {
 	{"tx-budget-flood-32k", "budget_cut,deq_packets,!port=hbig",
 		"the same with a 32768 ring (max-ring-size=32768)",
 		s_tx_flood_32k},
+	{"tx-flood-issue-10", "err_indirect_len,deq_drop_bad_desc,!port=hbig",
+		"issue 10's layout: ring 32768 of one head, a table of 32768 "
+		"one-byte entries",
+		s_tx_flood_issue},
 	{"rx-budget-flood", "budget_cut,enq_drop_budget",
 		"RX ring full of one head: 256 one-byte indirect entries",
 		s_rx_flood},

@@ -33,6 +33,7 @@ logs "mbuf pool: 0 in use".
 
 usage: vswd_hostile.py BUILD_DIR [SCENARIO...]
 """
+import json
 import os
 import signal
 import subprocess
@@ -159,8 +160,16 @@ def main():
         paths = {}
         for name, opts in (("a", ""), ("b", ""), ("h", ""),
                            ("hbig", " max-ring-size=32768")):
-            paths[name] = d.ctl("port-add %s vhost-user%s --json" %
-                                (name, opts))["path"]
+            st, body = d.request("port-add %s vhost-user%s --json" %
+                                 (name, opts))
+            if st != 0 and opts:  # a vswd from before the option (the
+                # before/after runs of issue 10): it had no cap at all
+                print("note: port-add %s%s refused (%s); without it" % (
+                    name, opts, body.strip()))
+                st, body = d.request("port-add %s vhost-user --json" % name)
+            if st != 0:
+                raise RuntimeError("port-add %s: %s" % (name, body))
+            paths[name] = json.loads(body)["path"]
         d.ctl("flow-add in_port=a,actions=output:b,output:h")
         traffic = Traffic(fe, paths["a"], paths["b"])
         time.sleep(0.3)

@@ -58,8 +58,7 @@ walk_enter_indirect(struct vsw_virtq *vq, struct virtq_walk *w,
 	if (unlikely(d->flags & VRING_DESC_F_NEXT))
 		return walk_fail(w, VSW_VIRTQ_STAT_ERR_INDIRECT_NEXT);
 	if (unlikely(d->len == 0 || d->len % sizeof(struct vring_desc) != 0 ||
-		    d->len / sizeof(struct vring_desc) >
-			    RTE_MIN(vq->size, VSW_VIRTQ_CHAIN_MAX)))
+		    d->len / sizeof(struct vring_desc) > vq->chain_lim))
 		return walk_fail(w, VSW_VIRTQ_STAT_ERR_INDIRECT_LEN);
 	va = virtq_translate(vq->mem, d->addr, d->len, &contig);
 	if (unlikely(va == NULL))
@@ -122,7 +121,7 @@ virtq_walk_start(struct vsw_virtq *vq, struct virtq_walk *w, uint16_t head,
 {
 	w->table = vq->desc;
 	w->n = vq->size;
-	w->lim = RTE_MIN(vq->size, VSW_VIRTQ_CHAIN_MAX);
+	w->lim = vq->chain_lim;
 	w->count = 0;
 	w->dir = dir;
 	w->indirect = false;

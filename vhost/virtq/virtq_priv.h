@@ -50,6 +50,7 @@ struct vsw_virtq {
 	bool broken;           /* ring inconsistent: the queue is stopped */
 	bool hdr_coalign;      /* cfg.hdr_coalign */
 	bool deq_align;        /* !cfg.no_deq_align */
+	uint16_t chain_lim;    /* min(size, VSW_VIRTQ_CHAIN_MAX) */
 	/* line 1 */
 	uint32_t shadow_n __rte_cache_aligned;
 	int32_t budget;        /* descriptors this burst may still read */

@@ -24,13 +24,13 @@
 
 #define TXQ 1u
 #define RXQ 0u
-#define CHAIN_MAX 256u    /* VSW_VIRTQ_CHAIN_MAX: the tests' own copy */
+#define CHAIN_MAX 256u	  /* VSW_VIRTQ_CHAIN_MAX: the tests' own copy */
 #define BURST_DESCS 2048u /* VSW_VIRTQ_BURST_DESCS */
 #define DATA_OFF 0x0u	  /* the bytes the one-byte descriptors name */
 #define TXTAB_OFF 0x1000u /* TX indirect table */
 #define RXTAB_OFF 0x3000u /* RX indirect table */
 #define RXDATA_OFF 0x5000u
-#define RING_OFF 0x100000u /* the big TX ring: up to ~836 KiB */
+#define RING_OFF 0x100000u   /* the big TX ring: up to ~836 KiB */
 #define BIGTAB_OFF 0x200000u /* the table: 32768 entries, 512 KiB */
 #define BIGDATA_OFF 0x300000u
 #define ATTACK_MS 1000
@@ -83,10 +83,10 @@ tx_ring(struct hs_ctx *c, uint32_t n)
 static void
 one_byte_table(struct hs_ctx *c, uint32_t q, uint32_t n, uint16_t dir)
 {
-	uint32_t off = q == TXQ ? (n > CHAIN_MAX ? BIGTAB_OFF : TXTAB_OFF) :
-		RXTAB_OFF;
-	uint32_t data = q == TXQ ? (n > CHAIN_MAX ? BIGDATA_OFF : DATA_OFF) :
-		RXDATA_OFF;
+	uint32_t off =
+		q == TXQ ? (n > CHAIN_MAX ? BIGTAB_OFF : TXTAB_OFF) : RXTAB_OFF;
+	uint32_t data = q == TXQ ? (n > CHAIN_MAX ? BIGDATA_OFF : DATA_OFF)
+				 : RXDATA_OFF;
 	struct vring_desc *t = vu_ptr(&c->f, VU_SCRATCH + off);
 	uint32_t i;
 
@@ -147,7 +147,8 @@ tx_flood(struct hs_ctx *c, uint32_t n, uint32_t tab)
 	}
 	if (tab > CHAIN_MAX) {
 		hs_note("ring %u: %llu chains of a %u-entry table refused in "
-			"%llu ms", n, (unsigned long long)taken, tab,
+			"%llu ms",
+			n, (unsigned long long)taken, tab,
 			(unsigned long long)(dt / 1000));
 		return 0;
 	}

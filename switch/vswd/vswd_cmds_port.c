@@ -353,6 +353,8 @@ show_port_text(struct vswd_port *p, const struct vsw_port_stats *ps,
 		"), vring set-up errors %" PRIu64 ", interrupts failed %"
 		PRIu64 "\n", vi->disconnects, vi->msg_rejected,
 		vi->fd_rejected, vi->queue_errors, vi->call_failed);
+	vsw_ctl_reply_printf(r, "  guest memory: faults %" PRIu64
+		", regions unsealed %u\n", vi->mem_faults, vi->mem_unsealed);
 	for (int s = 0; s < VSW_VIRTQ_STAT__MAX; s++)
 		if (vs[s] != 0)
 			vsw_ctl_reply_printf(r, "  %s=%" PRIu64 "\n",
@@ -385,11 +387,14 @@ show_port_json(struct vswd_port *p, const struct vsw_port_stats *ps,
 			", \"fd_rejected\": %" PRIu64
 			", \"queue_errors\": %" PRIu64
 			", \"call_failed\": %" PRIu64
+			", \"mem_faults\": %" PRIu64
+			", \"mem_unsealed\": %u"
 			", \"tx_retries\": %" PRIu64
 			", \"tx_retries_max\": %u, \"virtq\": {",
 			p->queues, vi->queues_live, vi->features, vi->connects,
 			vi->disconnects, vi->msg_rejected, vi->fd_rejected,
-			vi->queue_errors, vi->call_failed, vhost_retries(p),
+			vi->queue_errors, vi->call_failed, vi->mem_faults,
+			vi->mem_unsealed, vhost_retries(p),
 			vsw_port_vhost_tx_retries_max(&p->vhost));
 		for (int s = 0; s < VSW_VIRTQ_STAT__MAX; s++)
 			vsw_ctl_reply_printf(r, "%s\"%s\": %" PRIu64,

@@ -402,6 +402,8 @@ vsw_vport_info_get(struct vsw_vport *port, struct vsw_vport_info *info)
 	info->disconnects = port->disconnects;
 	info->msg_rejected = port->msg_rejected;
 	info->fd_rejected = port->fd_rejected;
+	info->mem_faults = __atomic_load_n(&port->mem_faults, __ATOMIC_RELAXED);
+	info->mem_unsealed = port->mem_unsealed;
 	for (i = 0; i < port->nr_queues; i++) {
 		const struct vport_queue *q = &port->queues[i];
 

@@ -12,7 +12,8 @@
  * - memory region fds must be regular files on tmpfs (memfd, /dev/shm) or
  *   hugetlbfs, the only files that can back guest RAM without I/O on a
  *   page fault (a FUSE or network file would stall the PMD just as a pipe
- *   does), and each region must lie inside its file.
+ *   does), and each region must lie inside its file; a memfd that takes
+ *   seals is sealed against shrinking first (vport_mem.c).
  * - the count must be what the request carries (librte_vhost checks it
  *   only after running parts of its handler, for some requests).
  *
@@ -78,6 +79,9 @@ vport_region_fd_check(int fd, uint64_t offset, uint64_t size)
 		(sfs.f_type != TMPFS_MAGIC && sfs.f_type != HUGETLBFS_MAGIC))
 		return "memory table: region fd not a memfd, tmpfs or "
 		       "hugetlbfs file";
+	/* sealed first, so that the size checked below stays */
+	if (vport_region_seal(fd) && fstat(fd, &st) != 0)
+		return "memory table: region fd not stat-able";
 	if (offset + size < offset || (uint64_t)st.st_size < offset + size)
 		return "memory table: region larger than its file";
 	return NULL;
@@ -145,8 +149,8 @@ vport_fds_close(struct vport_msg_ctx *ctx)
 
 /* fd is a connected unix socket whose name (server) or peer (client) is
  * the port's socket path. */
-static bool
-is_port_conn(int fd, const char *path, bool client)
+bool
+vport_is_conn(int fd, const char *path, bool client)
 {
 	struct sockaddr_un sa;
 	socklen_t len = sizeof(sa);
@@ -192,7 +196,7 @@ vport_conn_nonblock(const struct vsw_vport *port)
 
 		if (e->d_name[0] < '0' || e->d_name[0] > '9' ||
 			fd == dirfd(d) ||
-			!is_port_conn(fd, port->path, port->cfg.client))
+			!vport_is_conn(fd, port->path, port->cfg.client))
 			continue;
 		fl = fcntl(fd, F_GETFL);
 		if (fl >= 0 && fcntl(fd, F_SETFL, fl | O_NONBLOCK) == 0)

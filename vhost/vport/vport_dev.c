@@ -90,6 +90,9 @@ mem_load(struct vsw_vport *port)
 		return -EINVAL;
 	}
 	port->mem = mem;
+	VPORT_LOG(INFO, port, "guest memory: %u region(s), %u not sealed "
+		"against shrinking (SIGBUS guard)", mem.nregions,
+		port->mem_unsealed);
 	return 0;
 }
 

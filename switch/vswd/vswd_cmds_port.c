@@ -145,6 +145,13 @@ vswd_cmd_port_add(void *ctx, int argc, char **argv, struct vsw_ctl_reply *r)
 		vsw_ctl_reply_error(r, "dpdk port needs devargs=");
 		return;
 	}
+	if (a.type == VSWD_PORT_DPDK && !d->opts.allow_devargs_files &&
+		vswd_devargs_named_key(a.devargs, err, sizeof(err)) != NULL) {
+		vsw_ctl_reply_error(r, "devargs key '%.40s' makes vswd open a "
+			"file, socket, interface or program as its user: "
+			"refused (vswd --allow-devargs-files allows it)", err);
+		return;
+	}
 	if (a.type == VSWD_PORT_VHOST && a.client && a.path[0] == '\0') {
 		vsw_ctl_reply_error(r, "client mode needs path=");
 		return;

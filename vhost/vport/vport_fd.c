@@ -215,3 +215,39 @@ vport_conn_backlogged(int fd)
 	return fd >= 0 && ioctl(fd, SIOCOUTQ, &queued) == 0 &&
 	       (unsigned int)queued > VPORT_CONN_BACKLOG_MAX;
 }
+
+/*
+ * Owner and mode of the socket librte_vhost just bound at path, without
+ * following a symlink put there since (the directory may be writable by
+ * others): the last component is opened O_PATH|O_NOFOLLOW, must be a
+ * socket of ours still at the mode it was created with (umask 0177:
+ * 0600) with one link, and that very inode is changed (fchownat on the
+ * fd, chmod through /proc/self/fd). 0 or -errno (-ELOOP, -EPERM: not our
+ * socket; nothing changed).
+ */
+int
+vport_sock_perms(const char *path, uid_t owner, gid_t group, mode_t mode)
+{
+	char proc[40];
+	struct stat st;
+	int fd, rc = 0;
+
+	fd = open(path, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) != 0)
+		rc = -errno;
+	else if (S_ISLNK(st.st_mode))
+		rc = -ELOOP;
+	else if (!S_ISSOCK(st.st_mode) || st.st_uid != geteuid() ||
+		(st.st_mode & 07777) != 0600 || st.st_nlink != 1)
+		rc = -EPERM;
+	if (rc == 0 && (owner != (uid_t)-1 || group != (gid_t)-1) &&
+		fchownat(fd, "", owner, group, AT_EMPTY_PATH) != 0)
+		rc = -errno;
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
+	if (rc == 0 && chmod(proc, mode) != 0)
+		rc = -errno;
+	close(fd);
+	return rc;
+}

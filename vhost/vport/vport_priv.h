@@ -11,6 +11,7 @@
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include <rte_common.h>
 #include <rte_log.h>
@@ -118,6 +119,9 @@ int vport_guard_add(struct vsw_vport *port, void *addr, uint64_t len,
 void vport_guard_remove(struct vsw_vport *port);
 /* Log faults not logged yet (rate-limited), from a normal context. */
 void vport_guard_report(struct vsw_vport *port);
+/* chown/chmod the socket just created at path, never through a symlink
+ * or onto another file (vport_fd.c). 0 or -errno. */
+int vport_sock_perms(const char *path, uid_t owner, gid_t group, mode_t mode);
 /* Make the port's connection socket(s) non-blocking; the fd or -ENOENT. */
 int vport_conn_nonblock(const struct vsw_vport *port);
 /* Replies the front-end has not read: far more than a well-behaved one

@@ -16,8 +16,17 @@
 #include "vswd_priv.h"
 
 static const char *const named_keys[] = {
-	"rx_pcap", "tx_pcap", "rx_iface", "rx_iface_in", "tx_iface",
-	"iface", "xdp_prog", "remote", "path", "socket", "firmware",
+	"rx_pcap",
+	"tx_pcap",
+	"rx_iface",
+	"rx_iface_in",
+	"tx_iface",
+	"iface",
+	"xdp_prog",
+	"remote",
+	"path",
+	"socket",
+	"firmware",
 	NULL,
 };
 

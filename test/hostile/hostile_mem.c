@@ -57,8 +57,8 @@ tx_at(struct hs_ctx *c, uint64_t off)
 static int
 started(struct hs_ctx *c, int fd)
 {
-	int rc = vu_start_fd(&c->f, c->path, VU_FEATURES_DEFAULT,
-		VU_QSIZE_DEFAULT, fd);
+	int rc = vu_start_fd(
+		&c->f, c->path, VU_FEATURES_DEFAULT, VU_QSIZE_DEFAULT, fd);
 
 	if (rc != 0) {
 		hs_note("set-up failed: %s", strerror(-rc));

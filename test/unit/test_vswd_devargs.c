@@ -70,7 +70,7 @@ test_allowed(void **state)
 		"net_null0",
 		"0000:03:00.0",
 		"net_ring0,nodeaction=r0:0:CREATE",
-		"net_pcap0", /* no key at all */
+		"net_pcap0",  /* no key at all */
 		"tx_pcap=/x", /* the device name, not a key */
 		"net_null0,size=64,copy=1",
 		"net_null0,tx_pcapx=1", /* a longer key */
@@ -84,7 +84,8 @@ test_allowed(void **state)
 	(void)state;
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
 		if (named(cases[i]) != NULL)
-			fail_msg("%s: refused for %s", cases[i], named(cases[i]));
+			fail_msg("%s: refused for %s", cases[i],
+				named(cases[i]));
 }
 
 int

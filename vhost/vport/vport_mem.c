@@ -189,8 +189,8 @@ bus_install(void)
 }
 
 int
-vport_guard_add(struct vsw_vport *port, void *addr, uint64_t len,
-	uint64_t align)
+vport_guard_add(
+	struct vsw_vport *port, void *addr, uint64_t len, uint64_t align)
 {
 	uint32_t i;
 	int rc = -ENOSPC;
@@ -272,8 +272,8 @@ vport_guard_report(struct vsw_vport *port)
 	vport_log_guest(port,
 		"guest memory gone under its mapping at %p (file shrunk?): "
 		"%" PRIu64 " fault(s), disconnected",
-		(void *)__atomic_load_n(&port->mem_fault_addr,
-			__ATOMIC_RELAXED),
+		(void *)__atomic_load_n(
+			&port->mem_fault_addr, __ATOMIC_RELAXED),
 		n - port->mem_faults_logged);
 	port->mem_faults_logged = n;
 }

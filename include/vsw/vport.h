@@ -132,6 +132,12 @@ struct vsw_vport_info {
 				* stopped being a non-blocking eventfd */
 	uint64_t call_failed;  /* guest interrupts not sent: the call
 				* eventfd was full (EAGAIN), or failed */
+	uint64_t mem_faults;   /* SIGBUS in its guest memory (a file
+				* shrunk under its mapping): each one
+				* disconnected the port */
+	uint32_t mem_unsealed; /* regions of the current memory table
+				* that can shrink (no F_SEAL_SHRINK, or
+				* hugetlbfs): the SIGBUS guard covers them */
 };
 
 void vsw_vport_info_get(struct vsw_vport *port, struct vsw_vport_info *info);

@@ -151,6 +151,13 @@ vswd_cmd_port_add(void *ctx, int argc, char **argv, struct vsw_ctl_reply *r)
 		vsw_ctl_reply_error(r, "dpdk port needs devargs=");
 		return;
 	}
+	if (a.type == VSWD_PORT_DPDK && !d->opts.allow_devargs_files &&
+		vswd_devargs_named_key(a.devargs, err, sizeof(err)) != NULL) {
+		vsw_ctl_reply_error(r, "devargs key '%.40s' makes vswd open a "
+			"file, socket, interface or program as its user: "
+			"refused (vswd --allow-devargs-files allows it)", err);
+		return;
+	}
 	if (a.type == VSWD_PORT_VHOST && a.client && a.path[0] == '\0') {
 		vsw_ctl_reply_error(r, "client mode needs path=");
 		return;
@@ -360,6 +367,8 @@ show_port_text(struct vswd_port *p, const struct vsw_port_stats *ps,
 		"), vring set-up errors %" PRIu64 ", interrupts failed %"
 		PRIu64 "\n", vi->disconnects, vi->msg_rejected,
 		vi->fd_rejected, vi->queue_errors, vi->call_failed);
+	vsw_ctl_reply_printf(r, "  guest memory: faults %" PRIu64
+		", regions unsealed %u\n", vi->mem_faults, vi->mem_unsealed);
 	for (int s = 0; s < VSW_VIRTQ_STAT__MAX; s++)
 		if (vs[s] != 0)
 			vsw_ctl_reply_printf(r, "  %s=%" PRIu64 "\n",
@@ -392,12 +401,15 @@ show_port_json(struct vswd_port *p, const struct vsw_port_stats *ps,
 			", \"fd_rejected\": %" PRIu64
 			", \"queue_errors\": %" PRIu64
 			", \"call_failed\": %" PRIu64
+			", \"mem_faults\": %" PRIu64
+			", \"mem_unsealed\": %u"
 			", \"tx_retries\": %" PRIu64
 			", \"tx_retries_max\": %u, \"virtq\": {",
 			p->queues, p->max_ring_size, vi->queues_live,
 			vi->features, vi->connects,
 			vi->disconnects, vi->msg_rejected, vi->fd_rejected,
-			vi->queue_errors, vi->call_failed, vhost_retries(p),
+			vi->queue_errors, vi->call_failed, vi->mem_faults,
+			vi->mem_unsealed, vhost_retries(p),
 			vsw_port_vhost_tx_retries_max(&p->vhost));
 		for (int s = 0; s < VSW_VIRTQ_STAT__MAX; s++)
 			vsw_ctl_reply_printf(r, "%s\"%s\": %" PRIu64,

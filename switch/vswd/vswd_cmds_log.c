@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * Log commands: log-level (show, or set per type) and log-reopen. The
+ * Log commands: log-level (per type), log-show and log-reopen. The
  * levels set here are part of the running configuration (vswd_persist.c
  * records each log-level line), so they survive a restart.
  */
@@ -76,11 +76,14 @@ dest_name(enum vswd_log_dest d)
 	return names[d];
 }
 
-static void
-show(struct vsw_ctl_reply *r)
+void
+vswd_cmd_log_show(void *ctx, int argc, char **argv, struct vsw_ctl_reply *r)
 {
 	struct vswd_log_stats st;
 
+	(void)ctx;
+	(void)argc;
+	(void)argv;
 	vswd_log_get_stats(&st);
 	if (r->json) {
 		vsw_ctl_reply_printf(r, "{\"destination\": \"%s\", \"path\": ",
@@ -113,8 +116,8 @@ show(struct vsw_ctl_reply *r)
 		vsw_ctl_reply_printf(r, "}}\n");
 }
 
-/* log-level: show; log-level LEVEL: every vsw type; log-level PATTERN
- * LEVEL: the types matching PATTERN (vsw.virtq, vsw.*, lib.eal ...). */
+/* log-level LEVEL: every vsw type; log-level PATTERN LEVEL: the types
+ * matching PATTERN (vsw.virtq, vsw.*, lib.eal ...). */
 void
 vswd_cmd_log_level(void *ctx, int argc, char **argv, struct vsw_ctl_reply *r)
 {
@@ -123,10 +126,6 @@ vswd_cmd_log_level(void *ctx, int argc, char **argv, struct vsw_ctl_reply *r)
 	int lv;
 
 	(void)ctx;
-	if (argc == 1) {
-		show(r);
-		return;
-	}
 	/* the running configuration keeps one line per pattern */
 	if (strlen(pattern) >= VSW_PORT_NAME_MAX) {
 		vsw_ctl_reply_error(r, "log type pattern too long (%d max)",

@@ -15,7 +15,7 @@
  * PMD's line (rate-limited, include/vsw/log.h) costs a format and a copy
  * under the stream's stdio lock, which is never held across I/O. When the
  * pool is empty (the control thread is behind by LOG_SLOTS lines) a line
- * is dropped and counted (log-level shows lines_dropped), never waited for.
+ * is dropped and counted (log-show shows lines_dropped), never waited for.
  *
  * log-reopen (for logrotate): open the path again, dup2() the new file
  * over the old fd and close the new one, so the fd number never closes.

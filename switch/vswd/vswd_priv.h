@@ -209,6 +209,7 @@ void vswd_log_get_stats(struct vswd_log_stats *st);
  * reason in err. */
 int vswd_log_level_apply(const char *spec, char *err, size_t errlen);
 VSWD_CMD(vswd_cmd_log_level);
+VSWD_CMD(vswd_cmd_log_show);
 VSWD_CMD(vswd_cmd_log_reopen);
 
 /* Ask the loop to stop (signal, "shutdown" command). */

@@ -156,10 +156,10 @@ def case_rotate(c, build, tmp):
     c.check(gen - 10 >= 3, "%d rotations during the writes" % (gen - 10))
     c.check(lines == sent, "across %d files: all %d lines, once each, in "
             "order (%d found)" % (gen - 10 + 1, len(sent), len(lines)))
-    st = v.ctl("log-level --json")
+    st = v.ctl("log-show --json")
     c.check(st["destination"] == "file" and st["path"] == log and
             st["lines_dropped"] == 0 and st["write_errors"] == 0,
-            "log-level shows the file, nothing dropped", st)
+            "log-show shows the file, nothing dropped", st)
     end(c, v, log)
 
     v = start(tmp, build, "stderr", [])
@@ -170,7 +170,7 @@ def case_rotate(c, build, tmp):
 
 
 def levels(v):
-    return v.ctl("log-level --json")["types"]
+    return v.ctl("log-show --json")["types"]
 
 
 def case_levels(c, build, tmp):

@@ -248,6 +248,11 @@ struct vsw_out_batch *out_batch_find(struct vsw_pmd *pmd, uint16_t port);
 void actions_burst(struct vsw_pmd *pmd, uint16_t in_port,
 	struct rte_mbuf **pkts, const struct vsw_flow_key *keys,
 	void *const *res, unsigned n);
+/* The dry run for vsw_trace_packet (vsw/trace.h). */
+struct vsw_trace;
+void actions_trace(const struct vsw_port_table *pt,
+	const struct vsw_mac_table *mac, const struct vsw_sw_rule *r,
+	uint16_t in_port, const struct vsw_flow_key *key, struct vsw_trace *t);
 /* Compile the datapath form of rule (out_kind, ports, edits); -EINVAL if
  * the action list breaks the rules in vsw/rule.h. */
 int actions_compile(struct vsw_sw_rule *r);

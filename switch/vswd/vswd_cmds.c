@@ -60,6 +60,9 @@ const struct vsw_ctl_command vswd_commands[] = {
 		"delete the rule with exactly this match and priority"},
 	{"flow-dump", "", 0, 0, vswd_cmd_flow_dump, "rules with their hits"},
 	{"flow-flush", "", 0, 0, vswd_cmd_flow_flush, "delete every rule"},
+	{"trace", "FLOW", 1, 32, vswd_cmd_trace,
+		"where a packet would go: subtable, rule, actions, outputs "
+		"(FLOW as a match, with in_port=)"},
 	{"pmd-stats-show", "[PMD]", 0, 1, vswd_cmd_pmd_stats_show,
 		"per-PMD packet, cache, drop and cycle counters"},
 	{"pmd-stats-clear", "[PMD]", 0, 1, vswd_cmd_pmd_stats_clear,

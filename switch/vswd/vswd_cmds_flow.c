@@ -25,8 +25,8 @@
 #include "vswd_priv.h"
 
 /* Join argv[1..argc) with ','; false when it does not fit. */
-static bool
-join_args(int argc, char **argv, char *buf, size_t len)
+bool
+rule_join_args(int argc, char **argv, char *buf, size_t len)
 {
 	size_t off = 0;
 
@@ -170,7 +170,7 @@ parse_rule(struct vswd *d, int argc, char **argv, unsigned flags,
 {
 	char text[VSW_CTL_LINE_MAX], err[256];
 
-	if (!join_args(argc, argv, text, sizeof(text))) {
+	if (!rule_join_args(argc, argv, text, sizeof(text))) {
 		vsw_ctl_reply_error(r, "rule text too long");
 		return -1;
 	}

@@ -183,6 +183,10 @@ VSWD_CMD(vswd_cmd_metrics);
 VSWD_CMD(vswd_cmd_metrics_endpoint);
 
 /* Rule install times (vswd_cmds_flow.c), freed at shutdown. */
+/* A rule given as several words, joined with ',' into buf (flow-add,
+ * trace); false when it does not fit. */
+bool rule_join_args(int argc, char **argv, char *buf, size_t len);
+VSWD_CMD(vswd_cmd_trace);
 void vswd_rule_times_free(struct vswd *d);
 
 /* The log (vswd_log.c): destinations, the ring PMD lines go through,

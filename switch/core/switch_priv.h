@@ -190,6 +190,9 @@ struct vsw_switch {
 	/* Control thread: the PMD a rebalance gave each rx queue, and the
 	 * cycle sums (over PMDs) at the last rebalance or port add. */
 	uint8_t rxq_pin[VSW_SWITCH_MAX_PORTS][VSW_SWITCH_RXQ_MEASURED];
+	/* Control thread: the name of the port a free number last had ("":
+	 * never used), so the same name gets its number back. */
+	char gone_name[VSW_SWITCH_MAX_PORTS][VSW_PORT_NAME_MAX];
 	uint64_t rxq_base[VSW_SWITCH_MAX_PORTS][VSW_SWITCH_RXQ_MEASURED];
 };
 

@@ -201,6 +201,7 @@ record(struct vswd_persist *p, int argc, char **argv)
 
 typedef void (*emit_fn)(struct vsw_ctl_reply *r, const char *line,
 	bool first);
+static void emit_text(struct vsw_ctl_reply *r, const char *line, bool first);
 
 struct rules_ctx {
 	struct vswd *d;
@@ -217,11 +218,20 @@ rule_line(const struct vsw_rule *rule, const struct vsw_rule_stats *st,
 	char text[VSW_RULE_TEXT_MAX * 2];
 	struct vsw_ctl_reply line;
 
+	uint16_t gone[1];
+	bool dangling = rule_gone_ports(c->d, rule, gone, 1) > 0;
+
 	(void)st;
+	/* A rule naming a deleted port is kept while vswd runs (the port may
+	 * come back under its name and number); a restart numbers ports
+	 * afresh, so it is kept as a comment, not replayed. */
+	if (dangling && c->emit != emit_text)
+		return;
 	vsw_rule_format(rule, 0, vsw_switch_port_name, c->d->sw, text,
 		sizeof(text));
 	vsw_ctl_reply_init(&line, false);
-	vsw_ctl_reply_printf(&line, "flow-add ");
+	vsw_ctl_reply_printf(&line, dangling ? "# names deleted port %u, not "
+		"restored: flow-add " : "flow-add ", gone[0]);
 	put_word(&line, text);
 	if (line.oom)
 		c->r->oom = true;

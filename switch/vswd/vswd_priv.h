@@ -187,6 +187,9 @@ VSWD_CMD(vswd_cmd_metrics_endpoint);
  * trace); false when it does not fit. */
 bool rule_join_args(int argc, char **argv, char *buf, size_t len);
 VSWD_CMD(vswd_cmd_trace);
+/* The deleted ports rule names (in_port=, output:), at most max. */
+unsigned rule_gone_ports(struct vswd *d, const struct vsw_rule *r,
+	uint16_t *out, unsigned max);
 void vswd_rule_times_free(struct vswd *d);
 
 /* The log (vswd_log.c): destinations, the ring PMD lines go through,

@@ -8,7 +8,8 @@
  * Each packet goes twice (an EMC miss, then an EMC hit). Edge cases: no
  * rule at all, priority ties, normal learned on the input port or on a
  * deleted port, outputs only to the input port or to a deleted port, an
- * empty flood set.
+ * empty flood set. And port numbers around rules that name a deleted
+ * port (vsw_switch_port_gone_name).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -304,6 +305,65 @@ test_edges(void **state)
 	ctx_free(c);
 }
 
+/* Add a ring port; its number. */
+static int
+add_port(struct ctx *c, const char *name)
+{
+	struct vsw_port_ring *rp = vsw_port_ring_create(name, 64);
+	int no;
+
+	assert_non_null(rp);
+	no = vsw_switch_port_add(c->sw, name, &vsw_port_ring_ops, rp, 1, 1);
+	assert_true(no >= 0 && no < MAX_TP);
+	c->rp[no] = rp;
+	if ((unsigned)no >= c->n_ports)
+		c->n_ports = (unsigned)no + 1;
+	return no;
+}
+
+static void
+del_port(struct ctx *c, unsigned no)
+{
+	assert_int_equal(vsw_switch_port_del(c->sw, (uint16_t)no), 0);
+	vsw_port_ring_destroy(c->rp[no]);
+	c->rp[no] = NULL;
+	c->port_sums_off = true;
+}
+
+/* Rules that name a deleted port: kept, never match / drop as port_gone;
+ * the same name gets its number (and so its rules) back; a new name does
+ * not inherit them. */
+static void
+test_deleted_port_rules(void **state)
+{
+	struct ctx *c = ctx_new(1, 3, 1);
+	const char *from0 = "in_port=0,dl_dst=52:54:00:00:00:02,udp";
+	const char *from1 = "in_port=1,dl_dst=52:54:00:00:00:02,udp";
+
+	(void)state;
+	add_rule(c, "priority=10,in_port=0,actions=output:p1");
+	add_rule(c, "priority=10,in_port=p1,actions=output:p2");
+	assert_int_equal(check_one(c, from0, 0), VSW_TRACE_OUTPUT);
+	del_port(c, 1);
+	assert_string_equal(vsw_switch_port_gone_name(c->sw, 1), "p1");
+	assert_null(vsw_switch_port_gone_name(c->sw, 0));
+	assert_null(vsw_switch_port_gone_name(c->sw, 5));
+	assert_int_equal(vsw_switch_n_rules(c->sw), 2);
+	assert_int_equal(check_one(c, from0, -1), VSW_TRACE_DROP_PORT_GONE);
+	/* a new name: not number 1, which the rules name */
+	assert_int_equal(add_port(c, "new"), 3);
+	/* the old name: number 1 again, and its rules with it */
+	assert_int_equal(add_port(c, "p1"), 1);
+	assert_null(vsw_switch_port_gone_name(c->sw, 1));
+	assert_int_equal(check_one(c, from0, -1), VSW_TRACE_OUTPUT);
+	assert_int_equal(check_one(c, from1, -1), VSW_TRACE_OUTPUT);
+	/* no rule names 3: the lowest free number is reused by a new name */
+	del_port(c, 3);
+	assert_int_equal(add_port(c, "other"), 3);
+	check_identity(c);
+	ctx_free(c);
+}
+
 static int
 group_setup(void **state)
 {
@@ -316,6 +376,7 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_edges),
+		cmocka_unit_test(test_deleted_port_rules),
 		cmocka_unit_test(test_random),
 	};
 

@@ -8,6 +8,15 @@
  * Header-only: copy/ and the top level stay as they are, and each module
  * keeps its own log type and its own cold, printf-checked wrapper.
  *
+ * Log types: one per library, named by the library's meson.build with
+ * -DVSW_LOG_MODULE=<name> (vsw.<name>), so the call sites of a module need
+ * not name it. With that macro set, this header gives VSW_LOGTYPE (the
+ * module's rte_log type, registered by a constructor in every file that
+ * includes it: rte_log returns the same id for the same name) and
+ * VSW_LOG(LEVEL, fmt, ...), one line on that type. vswd registers the
+ * whole list too (vswd_log.c), so levels can be set for a module that has
+ * not logged yet.
+ *
  * A limiter is two words in the object the lines are about (a queue, a
  * port), both zero at start: next_tsc, the TSC before which lines are held
  * back, and suppressed, how many were. The caller serialises access (one
@@ -23,6 +32,29 @@
 #include <rte_common.h>
 #include <rte_cycles.h>
 #include <rte_log.h>
+
+#ifdef VSW_LOG_MODULE
+#define VSW_LOG_CAT2_(a, b) a##b
+#define VSW_LOG_CAT2(a, b) VSW_LOG_CAT2_(a, b)
+#define VSW_LOGTYPE VSW_LOG_CAT2(vsw_logtype_, VSW_LOG_MODULE)
+#define VSW_LOG_NAME "vsw." RTE_STR(VSW_LOG_MODULE)
+
+/* Weak: one variable per library however many files include this. */
+int VSW_LOGTYPE __attribute__((weak));
+
+static void __attribute__((constructor, used))
+vsw_log_register_module(void)
+{
+	int t = rte_log_register_type_and_pick_level(VSW_LOG_NAME,
+		RTE_LOG_NOTICE);
+
+	VSW_LOGTYPE = t >= 0 ? t : RTE_LOGTYPE_USER1;
+}
+
+#define VSW_LOG(level, fmt, ...) \
+	rte_log(RTE_LOG_##level, VSW_LOGTYPE, VSW_LOG_NAME ": " fmt "\n", \
+		##__VA_ARGS__)
+#endif /* VSW_LOG_MODULE */
 
 /* Longest formatted message; longer ones are cut. */
 #define VSW_LOG_LINE_MAX 160

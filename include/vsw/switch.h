@@ -87,6 +87,17 @@ int vsw_switch_port_lookup(const char *name, void *sw);
 /* Name of a port or NULL (a vsw_rule_port_name_fn with arg = the switch). */
 const char *vsw_switch_port_name(uint16_t port_no, void *sw);
 unsigned vsw_switch_n_ports(const struct vsw_switch *sw);
+/*
+ * Port numbers and deleted ports: rules that name a deleted port stay (as
+ * in OVS: an in_port= match then never matches, an output: to it drops,
+ * counted as port_gone). A port added again under the same name gets its
+ * old number back, so those rules apply again; a new name gets the lowest
+ * free number no rule names (the lowest free one if every one is named).
+ * gone_name: the deleted port that last had port_no, or NULL (a port has
+ * it, or none ever did).
+ */
+const char *vsw_switch_port_gone_name(const struct vsw_switch *sw,
+	uint16_t port_no);
 /* Which PMD polls rx queue (port_no, queue): its index, or -ENOENT.
  * Control thread (pmd-rxq-show). */
 int vsw_switch_rxq_pmd(const struct vsw_switch *sw, uint16_t port_no,

@@ -17,6 +17,8 @@
 #include <rte_byteorder.h>
 #include <rte_mbuf.h>
 
+#include <vsw/trace.h>
+
 #include "switch_priv.h"
 
 #define ETH_ADDRS 12
@@ -158,6 +160,28 @@ run_ports(struct vsw_pmd *pmd, const uint16_t *list, unsigned n_list,
 		out_multi(pmd, ports, k, pkts, n);
 }
 
+enum { NORMAL_FLOOD = -1, NORMAL_DROP = -2 };
+
+/* Where normal sends one packet: a present port, NORMAL_FLOOD (unknown,
+ * broadcast, multicast, learned on a deleted port) or NORMAL_DROP (learned
+ * on in_port: never back where it came from). *learned: the MAC table's
+ * answer. Shared by the datapath and the trace. */
+static inline int
+normal_dest(const struct vsw_mac_table *mac, const struct vsw_port_table *pt,
+	uint16_t in_port, const struct vsw_flow_key *key, int *learned)
+{
+	int port = -1;
+
+	if (!(key->dl_dst[0] & 1))
+		port = mac_find(mac, key->dl_dst);
+	*learned = port;
+	if (port == in_port)
+		return NORMAL_DROP;
+	if (port >= 0 && pt->port[port] != NULL)
+		return port;
+	return NORMAL_FLOOD;
+}
+
 static void
 run_normal(struct vsw_pmd *pmd, uint16_t in_port, struct rte_mbuf **pkts,
 	const struct vsw_flow_key *const *keys, unsigned n)
@@ -173,19 +197,16 @@ run_normal(struct vsw_pmd *pmd, uint16_t in_port, struct rte_mbuf **pkts,
 	k = live_ports(pt, pt->list, pt->n_ports, in_port, flood, &gone);
 	for (i = 0; i < n; i++) {
 		const struct vsw_flow_key *key = keys[i];
-		int port = -1;
+		int learned, port;
 
 		mac_learn(mac, key->dl_src, in_port, epoch);
-		if (!(key->dl_dst[0] & 1))
-			port = mac_find(mac, key->dl_dst);
-		if (port == in_port) { /* never back where it came from */
-			drop(pmd, VSW_PMD_DROP_NO_OUTPUT, &pkts[i], 1);
-		} else if (port >= 0 && pt->port[port] != NULL) {
+		port = normal_dest(mac, pt, in_port, key, &learned);
+		if (port >= 0) {
 			struct vsw_out_batch *b =
 				out_batch_get(pmd, (uint16_t)port);
 
 			b->pkts[b->n++] = pkts[i];
-		} else if (k > 0) { /* unknown, broadcast, multicast: flood */
+		} else if (port == NORMAL_FLOOD && k > 0) {
 			out_multi(pmd, flood, k, &pkts[i], 1);
 		} else {
 			drop(pmd, VSW_PMD_DROP_NO_OUTPUT, &pkts[i], 1);
@@ -263,6 +284,59 @@ actions_burst(struct vsw_pmd *pmd, uint16_t in_port, struct rte_mbuf **pkts,
 		else
 			run_rule(pmd, res[i], in_port, &pkts[i], &kp[i], j - i);
 	}
+}
+
+/*
+ * Dry run of run_rule for one packet (vsw_trace_packet): the same
+ * decisions (live_ports, normal_dest, the flood set), recorded in t
+ * instead of sent; the MAC table is read, not learned into.
+ */
+void
+actions_trace(const struct vsw_port_table *pt,
+	const struct vsw_mac_table *mac, const struct vsw_sw_rule *r,
+	uint16_t in_port, const struct vsw_flow_key *key, struct vsw_trace *t)
+{
+	bool gone = false;
+	unsigned k = 0;
+	int port;
+
+	switch (r->out_kind) {
+	case VSW_OUT_PORTS:
+		t->kind = VSW_TRACE_KIND_PORTS;
+		k = live_ports(pt, r->out_ports, r->n_out, in_port, t->out,
+			&gone);
+		break;
+	case VSW_OUT_FLOOD:
+		t->kind = VSW_TRACE_KIND_FLOOD;
+		k = live_ports(pt, pt->list, pt->n_ports, in_port, t->out,
+			&gone);
+		break;
+	case VSW_OUT_NORMAL:
+		t->kind = VSW_TRACE_KIND_NORMAL;
+		port = normal_dest(mac, pt, in_port, key, &t->normal_learned);
+		/* the datapath learns the packet's own source first */
+		if (!(key->dl_src[0] & 1) &&
+				memcmp(key->dl_src, key->dl_dst, 6) == 0) {
+			t->normal_learned = in_port;
+			port = NORMAL_DROP;
+		}
+		if (port >= 0) {
+			t->out[k++] = (uint16_t)port;
+		} else if (port == NORMAL_FLOOD) {
+			t->normal_flood = true;
+			k = live_ports(pt, pt->list, pt->n_ports, in_port,
+				t->out, &gone);
+			gone = false; /* an empty flood set: no output */
+		}
+		break;
+	default:
+		t->kind = VSW_TRACE_KIND_DROP;
+		t->verdict = VSW_TRACE_DROP_ACTION;
+		return;
+	}
+	t->n_out = (uint16_t)k;
+	t->verdict = k > 0 ? VSW_TRACE_OUTPUT : gone ?
+		VSW_TRACE_DROP_PORT_GONE : VSW_TRACE_DROP_NO_OUTPUT;
 }
 
 /* What the parser guarantees, checked again for rules built in code: the

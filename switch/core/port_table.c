@@ -10,6 +10,7 @@
  * locks. Trusts the caller's ops; checks names and queue counts.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -187,6 +188,63 @@ rxq_rebase(struct vsw_switch *sw, unsigned p, bool unpin)
 	}
 }
 
+/* Mark the port numbers the rules name (in_port=, output:). */
+static void
+numbers_named(const struct vsw_switch *sw, bool *named)
+{
+	for (uint32_t i = 0; i < sw->cfg.max_rules; i++) {
+		const struct vsw_rule *r;
+
+		if (sw->by_id[i] == NULL)
+			continue;
+		r = &sw->by_id[i]->rule;
+		if ((r->fields & VSW_RULE_F_IN_PORT) &&
+				r->key.in_port < VSW_SWITCH_MAX_PORTS)
+			named[r->key.in_port] = true;
+		for (uint32_t a = 0; a < r->n_actions; a++)
+			if (r->actions[a].type == VSW_ACTION_OUTPUT &&
+					r->actions[a].arg < VSW_SWITCH_MAX_PORTS)
+				named[r->actions[a].arg] = true;
+	}
+}
+
+/*
+ * A new port's number: the one this name had before (rules that name it
+ * apply again, as OVS gives an interface its old OpenFlow port back), else
+ * the lowest free number no rule names (a new port never inherits rules
+ * left by a deleted one), else the lowest free number.
+ */
+static unsigned
+pick_number(const struct vsw_switch *sw, struct vsw_port *const *ports,
+	const char *name)
+{
+	bool named[VSW_SWITCH_MAX_PORTS] = {false};
+	unsigned no, lowest = VSW_SWITCH_MAX_PORTS;
+
+	for (no = 0; no < VSW_SWITCH_MAX_PORTS; no++)
+		if (ports[no] == NULL && strcmp(sw->gone_name[no], name) == 0)
+			return no;
+	numbers_named(sw, named);
+	for (no = 0; no < VSW_SWITCH_MAX_PORTS; no++) {
+		if (ports[no] != NULL)
+			continue;
+		if (!named[no])
+			return no;
+		if (lowest == VSW_SWITCH_MAX_PORTS)
+			lowest = no;
+	}
+	return lowest;
+}
+
+const char *
+vsw_switch_port_gone_name(const struct vsw_switch *sw, uint16_t port_no)
+{
+	if (port_no >= VSW_SWITCH_MAX_PORTS || sw->ports->port[port_no] ||
+			sw->gone_name[port_no][0] == '\0')
+		return NULL;
+	return sw->gone_name[port_no];
+}
+
 int
 vsw_switch_port_add(struct vsw_switch *sw, const char *name,
 	const struct vsw_port_ops *ops, void *ctx, uint16_t n_rxq,
@@ -203,8 +261,7 @@ vsw_switch_port_add(struct vsw_switch *sw, const char *name,
 	if (vsw_switch_port_lookup(name, sw) >= 0)
 		return -EEXIST;
 	memcpy(ports, sw->ports->port, sizeof(ports));
-	for (no = 0; no < VSW_SWITCH_MAX_PORTS && ports[no] != NULL; no++)
-		;
+	no = pick_number(sw, ports, name);
 	if (no == VSW_SWITCH_MAX_PORTS)
 		return -ENOSPC;
 	p = calloc(1, sizeof(*p));
@@ -298,6 +355,8 @@ vsw_switch_port_del(struct vsw_switch *sw, uint16_t port_no)
 	if (rc < 0)
 		return rc;
 	/* After the grace period no PMD learns on or sends to it any more. */
+	snprintf(sw->gone_name[port_no], sizeof(sw->gone_name[port_no]), "%s",
+		p->name);
 	free(p);
 	mac_table_flush_port(sw->mac, port_no);
 	return 0;

@@ -190,6 +190,9 @@ struct vsw_switch {
 	/* Control thread: the PMD a rebalance gave each rx queue, and the
 	 * cycle sums (over PMDs) at the last rebalance or port add. */
 	uint8_t rxq_pin[VSW_SWITCH_MAX_PORTS][VSW_SWITCH_RXQ_MEASURED];
+	/* Control thread: the name of the port a free number last had ("":
+	 * never used), so the same name gets its number back. */
+	char gone_name[VSW_SWITCH_MAX_PORTS][VSW_PORT_NAME_MAX];
 	uint64_t rxq_base[VSW_SWITCH_MAX_PORTS][VSW_SWITCH_RXQ_MEASURED];
 };
 
@@ -248,6 +251,11 @@ struct vsw_out_batch *out_batch_find(struct vsw_pmd *pmd, uint16_t port);
 void actions_burst(struct vsw_pmd *pmd, uint16_t in_port,
 	struct rte_mbuf **pkts, const struct vsw_flow_key *keys,
 	void *const *res, unsigned n);
+/* The dry run for vsw_trace_packet (vsw/trace.h). */
+struct vsw_trace;
+void actions_trace(const struct vsw_port_table *pt,
+	const struct vsw_mac_table *mac, const struct vsw_sw_rule *r,
+	uint16_t in_port, const struct vsw_flow_key *key, struct vsw_trace *t);
 /* Compile the datapath form of rule (out_kind, ports, edits); -EINVAL if
  * the action list breaks the rules in vsw/rule.h. */
 int actions_compile(struct vsw_sw_rule *r);

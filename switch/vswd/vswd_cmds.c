@@ -48,51 +48,6 @@ cmd_shutdown(void *ctx, int argc, char **argv, struct vsw_ctl_reply *r)
 		vsw_ctl_reply_printf(r, "shutting down\n");
 }
 
-static int
-parse_log_level(const char *s)
-{
-	static const char *const names[] = {"emergency", "alert", "critical",
-		"error", "warning", "notice", "info", "debug"};
-	char *end;
-	long v;
-
-	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
-		if (strcmp(s, names[i]) == 0)
-			return (int)i + 1;
-	v = strtol(s, &end, 10);
-	if (*s == '\0' || *end != '\0' || v < 1 || v > 8)
-		return -1;
-	return (int)v;
-}
-
-/* log-level [PATTERN] LEVEL: e.g. "log-level vsw.* debug". */
-static void
-cmd_log_level(void *ctx, int argc, char **argv, struct vsw_ctl_reply *r)
-{
-	const char *pattern = argc == 3 ? argv[1] : "vsw.*";
-	const char *level = argv[argc - 1];
-	int lv = parse_log_level(level);
-
-	(void)ctx;
-	if (lv < 0) {
-		vsw_ctl_reply_error(r, "bad log level '%.32s' (emergency..debug "
-			"or 1..8)", level);
-		return;
-	}
-	if (rte_log_set_level_pattern(pattern, (uint32_t)lv) < 0) {
-		vsw_ctl_reply_error(r, "cannot set log level for '%.64s'",
-			pattern);
-		return;
-	}
-	if (r->json) {
-		vsw_ctl_reply_printf(r, "{\"pattern\": ");
-		vsw_ctl_reply_json_str(r, pattern);
-		vsw_ctl_reply_printf(r, ", \"level\": %d}\n", lv);
-	} else {
-		vsw_ctl_reply_printf(r, "%s: level %d\n", pattern, lv);
-	}
-}
-
 const struct vsw_ctl_command vswd_commands[] = {
 	{"port-add", "NAME vhost-user|vhost-user-client|dpdk [KEY=VALUE...]", 2,
 		9, vswd_cmd_port_add, "add a port (see README: ports)"},
@@ -105,6 +60,9 @@ const struct vsw_ctl_command vswd_commands[] = {
 		"delete the rule with exactly this match and priority"},
 	{"flow-dump", "", 0, 0, vswd_cmd_flow_dump, "rules with their hits"},
 	{"flow-flush", "", 0, 0, vswd_cmd_flow_flush, "delete every rule"},
+	{"trace", "FLOW", 1, 32, vswd_cmd_trace,
+		"where a packet would go: subtable, rule, actions, outputs "
+		"(FLOW as a match, with in_port=)"},
 	{"pmd-stats-show", "[PMD]", 0, 1, vswd_cmd_pmd_stats_show,
 		"per-PMD packet, cache, drop and cycle counters"},
 	{"pmd-stats-clear", "[PMD]", 0, 1, vswd_cmd_pmd_stats_clear,
@@ -137,8 +95,12 @@ const struct vsw_ctl_command vswd_commands[] = {
 	{"metrics-endpoint", "[on|off|[ADDR:]PORT]", 0, 1,
 		vswd_cmd_metrics_endpoint,
 		"show or set the HTTP metrics endpoint (127.0.0.1)"},
-	{"log-level", "[PATTERN] LEVEL", 1, 2, cmd_log_level,
-		"set the log level of log types matching PATTERN (vsw.*)"},
+	{"log-level", "[TYPE] LEVEL", 1, 2, vswd_cmd_log_level,
+		"set the log level of TYPE (a pattern; default vsw.*)"},
+	{"log-show", "", 0, 0, vswd_cmd_log_show,
+		"log destination, lines written/dropped, level per type"},
+	{"log-reopen", "", 0, 0, vswd_cmd_log_reopen,
+		"reopen the log file (after logrotate moved it)"},
 	{"version", "", 0, 0, cmd_version, "show vswd's version"},
 	{"shutdown", "", 0, 0, cmd_shutdown, "stop vswd gracefully"},
 };

@@ -25,8 +25,8 @@
 #include "vswd_priv.h"
 
 /* Join argv[1..argc) with ','; false when it does not fit. */
-static bool
-join_args(int argc, char **argv, char *buf, size_t len)
+bool
+rule_join_args(int argc, char **argv, char *buf, size_t len)
 {
 	size_t off = 0;
 
@@ -170,7 +170,7 @@ parse_rule(struct vswd *d, int argc, char **argv, unsigned flags,
 {
 	char text[VSW_CTL_LINE_MAX], err[256];
 
-	if (!join_args(argc, argv, text, sizeof(text))) {
+	if (!rule_join_args(argc, argv, text, sizeof(text))) {
 		vsw_ctl_reply_error(r, "rule text too long");
 		return -1;
 	}
@@ -228,12 +228,60 @@ vswd_cmd_flow_del(void *ctx, int argc, char **argv, struct vsw_ctl_reply *r)
 			vsw_switch_n_rules(d->sw));
 }
 
+unsigned
+rule_gone_ports(struct vswd *d, const struct vsw_rule *r, uint16_t *out,
+	unsigned max)
+{
+	unsigned n = 0;
+
+	if ((r->fields & VSW_RULE_F_IN_PORT) &&
+			vsw_switch_port_name(r->key.in_port, d->sw) == NULL)
+		out[n++] = r->key.in_port;
+	for (uint32_t a = 0; a < r->n_actions && n < max; a++)
+		if (r->actions[a].type == VSW_ACTION_OUTPUT &&
+				vsw_switch_port_name(r->actions[a].arg, d->sw) ==
+				NULL)
+			out[n++] = r->actions[a].arg;
+	return n;
+}
+
 struct dump_ctx {
 	struct vswd *d;
 	struct vsw_ctl_reply *r;
 	double now;
 	unsigned n;
 };
+
+/* " [deleted port 0 (was vm1)]" for each port the rule names that is gone;
+ * JSON: "deleted_ports": [{"port": 0, "was": "vm1"}]. */
+static void
+put_gone(struct dump_ctx *c, const struct vsw_rule *rule)
+{
+	uint16_t gone[VSW_RULE_MAX_ACTIONS + 1];
+	unsigned n = rule_gone_ports(c->d, rule, gone, VSW_RULE_MAX_ACTIONS + 1);
+
+	if (c->r->json)
+		vsw_ctl_reply_printf(c->r, ", \"deleted_ports\": [");
+	for (unsigned i = 0; i < n; i++) {
+		const char *was = vsw_switch_port_gone_name(c->d->sw, gone[i]);
+
+		if (c->r->json) {
+			vsw_ctl_reply_printf(c->r, "%s{\"port\": %u, \"was\": ",
+				i ? ", " : "", gone[i]);
+			if (was != NULL)
+				vsw_ctl_reply_json_str(c->r, was);
+			else
+				vsw_ctl_reply_printf(c->r, "null");
+			vsw_ctl_reply_printf(c->r, "}");
+		} else {
+			vsw_ctl_reply_printf(c->r, " [deleted port %u%s%s%s]",
+				gone[i], was ? " (was " : "", was ? was : "",
+				was ? ")" : "");
+		}
+	}
+	if (c->r->json)
+		vsw_ctl_reply_printf(c->r, "]");
+}
 
 /*
  * Split vsw_rule_format()'s "priority=N[,MATCH],actions=A" into its match
@@ -269,6 +317,7 @@ dump_json(struct dump_ctx *c, const struct vsw_rule *rule,
 		PRIu64 ", \"duration\": %.3f, \"rule\": ", st->packets,
 		st->bytes, dur);
 	vsw_ctl_reply_json_str(r, full);
+	put_gone(c, rule);
 	vsw_ctl_reply_printf(r, "}");
 }
 
@@ -292,11 +341,14 @@ dump_one(const struct vsw_rule *rule, const struct vsw_rule_stats *st,
 	split_rule(text, &match, &actions);
 	if (c->r->json)
 		dump_json(c, rule, st, full, match, actions, dur);
-	else
+	else {
 		vsw_ctl_reply_printf(c->r, "priority=%d, n_packets=%" PRIu64
-			", n_bytes=%" PRIu64 ", duration=%.3fs, %s%sactions=%s\n",
+			", n_bytes=%" PRIu64 ", duration=%.3fs, %s%sactions=%s",
 			rule->priority, st->packets, st->bytes, dur, match,
 			*match != '\0' ? " " : "", actions);
+		put_gone(c, rule);
+		vsw_ctl_reply_printf(c->r, "\n");
+	}
 	c->n++;
 }
 

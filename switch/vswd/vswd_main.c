@@ -176,6 +176,23 @@ start_metrics(struct vswd *d)
 	return 0;
 }
 
+/* --log-level, before the config (start-up lines are filtered as asked)
+ * and after it: the command line wins over the file. */
+static int
+apply_log_levels(struct vswd *d)
+{
+	char err[256];
+
+	for (unsigned i = 0; i < d->opts.n_log_levels; i++)
+		if (vswd_log_level_apply(d->opts.log_levels[i], err,
+				sizeof(err)) < 0) {
+			fprintf(stderr, "vswd: --log-level %s: %s\n",
+				d->opts.log_levels[i], err);
+			return -1;
+		}
+	return 0;
+}
+
 /*
  * What to run at start-up: --config FILE wins (with or without
  * --no-default-config: the user named a file, so it is never dropped);
@@ -205,7 +222,12 @@ main(int argc, char **argv)
 	}
 	if (lock_run_dir(&d) < 0)
 		return 1;
-	if (start_eal(&d) < 0) {
+	if (vswd_log_open(d.opts.log_dest, d.opts.log_path) < 0) {
+		unlock_run_dir(&d);
+		return 1;
+	}
+	if (start_eal(&d) < 0 || apply_log_levels(&d) < 0) {
+		vswd_log_close();
 		unlock_run_dir(&d);
 		return 1;
 	}
@@ -221,11 +243,12 @@ main(int argc, char **argv)
 	ev_timer_init(&housekeeping_w, housekeeping_cb, 1.0, 1.0);
 	housekeeping_w.data = &d;
 	ev_timer_start(d.loop, &housekeeping_w);
+	vswd_log_start(d.loop);
 
 	if (vswd_persist_init(&d) < 0 || vswd_dp_start(&d) < 0 ||
 			start_control(&d) < 0 ||
 			vswd_persist_start(&d, startup_config(&d.opts)) < 0 ||
-			start_metrics(&d) < 0) {
+			apply_log_levels(&d) < 0 || start_metrics(&d) < 0) {
 		d.exit_code = 1;
 	} else {
 		VSWD_LOG(NOTICE, "ready, control socket %s\n", d.ctl_path);
@@ -237,6 +260,7 @@ main(int argc, char **argv)
 	vswd_dp_stop(&d);
 	vswd_persist_free(&d);
 	vswd_rule_times_free(&d);
+	vswd_log_close();
 	rte_eal_cleanup();
 	unlock_run_dir(&d);
 	vswd_opts_free(&d.opts);

@@ -43,6 +43,13 @@ usage(FILE *f)
 		"                      (net_pcap tx_pcap=, net_af_packet iface=,\n"
 		"                      ...) that vswd opens as its user; refused\n"
 		"                      without it\n"
+		"  --log DEST          stderr (default), syslog, syslog:SOCKET\n"
+		"                      (a unix datagram socket) or file:PATH\n"
+		"  --log-file PATH     log to PATH (--log file:PATH); vswctl\n"
+		"                      log-reopen after logrotate moved it\n"
+		"  --log-level [TYPE:]LEVEL\n"
+		"                      e.g. vsw.virtq:debug (repeatable; after\n"
+		"                      the config, as log-level TYPE LEVEL)\n"
 		"  --commands          print the control commands as JSON (what\n"
 		"                      'vswctl help --json' answers) and exit\n"
 		"  --help\n"
@@ -196,6 +203,9 @@ vswd_opts_parse(struct vswd_opts *o, int argc, char **argv)
 		{"commands", no_argument, NULL, 'C'},
 		{"metrics", required_argument, NULL, 'm'},
 		{"allow-devargs-files", no_argument, NULL, 'F'},
+		{"log", required_argument, NULL, 'L'},
+		{"log-file", required_argument, NULL, 'F'},
+		{"log-level", required_argument, NULL, 'V'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -237,6 +247,25 @@ vswd_opts_parse(struct vswd_opts *o, int argc, char **argv)
 			break;
 		case 'F':
 			o->allow_devargs_files = true;
+		case 'L':
+			if (*optarg != '\0' && vswd_log_parse_dest(optarg, &o->log_dest,
+					&o->log_path) < 0) {
+				fprintf(stderr, "vswd: --log wants stderr, syslog, "
+					"syslog:SOCKET or file:PATH\n");
+				return -1;
+			}
+			break;
+		case 'F':
+			/* empty: the default (a unit passes "${VAR}") */
+			o->log_dest = *optarg ? VSWD_LOG_FILE : o->log_dest;
+			o->log_path = *optarg ? optarg : o->log_path;
+			break;
+		case 'V':
+			if (o->n_log_levels == VSWD_LOG_LEVELS_MAX) {
+				fprintf(stderr, "vswd: too many --log-level\n");
+				return -1;
+			}
+			o->log_levels[o->n_log_levels++] = optarg;
 			break;
 		case 'h':
 			usage(stdout);

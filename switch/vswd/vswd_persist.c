@@ -9,7 +9,9 @@
  *
  * The text is the config file's own syntax, one command per line, in an
  * order that recreates the state: settings (the last accepted
- * copy-impl-set, lookup-impl-set, emc-set), ports (each port-add as it was
+ * copy-impl-set, lookup-impl-set, emc-set), log levels (the last
+ * log-level per pattern, in the order given: a later "vsw.*" overrides an
+ * earlier "vsw.virtq", so order matters), ports (each port-add as it was
  * given, for the ports that exist), rules (as the switch holds them, by
  * vsw_rule_format, which vsw_rule_parse reads back). config-show prints it.
  *
@@ -44,6 +46,7 @@ static const char *const settings[] = {
 static const char *const changes[] = {
 	"port-add", "port-del", "flow-add", "flow-del", "flow-flush",
 	"copy-impl-set", "lookup-impl-set", "emc-set", "metrics-endpoint",
+	"log-level",
 };
 
 /* A port-add line as given, for a port that may still exist. */
@@ -58,6 +61,7 @@ struct vswd_persist {
 	char tmp[4096];                /* "" when there is no state file */
 	char *setting[N_SETTINGS];
 	struct persist_port *ports;
+	struct persist_port *levels;   /* log-level lines, oldest first */
 	bool replaying;                /* start-up: no write per command */
 	unsigned long saves;
 	unsigned long crash_at;        /* VSWD_TEST_CRASH_SAVE */
@@ -106,6 +110,46 @@ join_words(int argc, char **argv)
 	return line;
 }
 
+static void
+list_free(struct persist_port **list)
+{
+	while (*list != NULL) {
+		struct persist_port *next = (*list)->next;
+
+		free((*list)->line);
+		free(*list);
+		*list = next;
+	}
+}
+
+/* log-level [PATTERN] LEVEL: replaces the line for the same pattern and
+ * goes last (it applies after every earlier one). */
+static int
+record_level(struct vswd_persist *p, int argc, char **argv)
+{
+	const char *pattern = argc == 3 ? argv[1] : "vsw.*";
+	struct persist_port **pp = &p->levels, *lv;
+
+	while (*pp != NULL) {
+		if (strcmp((*pp)->name, pattern) == 0) {
+			lv = *pp;
+			*pp = lv->next;
+			free(lv->line);
+			free(lv);
+		} else {
+			pp = &(*pp)->next;
+		}
+	}
+	lv = calloc(1, sizeof(*lv));
+	if (lv == NULL || (lv->line = join_words(argc, argv)) == NULL) {
+		free(lv);
+		return -ENOMEM;
+	}
+	snprintf(lv->name, sizeof(lv->name), "%s", pattern);
+	*pp = lv;
+	return 0;
+}
+
 /* Remember what a successful command changed that the switch cannot
  * tell back. -ENOMEM when it could not be recorded. */
 static int
@@ -115,6 +159,8 @@ record(struct vswd_persist *p, int argc, char **argv)
 	struct persist_port **pp, *port;
 	char *line = NULL;
 
+	if (strcmp(argv[0], "log-level") == 0)
+		return record_level(p, argc, argv);
 	if (s < 0 && strcmp(argv[0], "port-add") != 0 &&
 			strcmp(argv[0], "port-del") != 0)
 		return 0;
@@ -155,6 +201,7 @@ record(struct vswd_persist *p, int argc, char **argv)
 
 typedef void (*emit_fn)(struct vsw_ctl_reply *r, const char *line,
 	bool first);
+static void emit_text(struct vsw_ctl_reply *r, const char *line, bool first);
 
 struct rules_ctx {
 	struct vswd *d;
@@ -171,11 +218,20 @@ rule_line(const struct vsw_rule *rule, const struct vsw_rule_stats *st,
 	char text[VSW_RULE_TEXT_MAX * 2];
 	struct vsw_ctl_reply line;
 
+	uint16_t gone[1];
+	bool dangling = rule_gone_ports(c->d, rule, gone, 1) > 0;
+
 	(void)st;
+	/* A rule naming a deleted port is kept while vswd runs (the port may
+	 * come back under its name and number); a restart numbers ports
+	 * afresh, so it is kept as a comment, not replayed. */
+	if (dangling && c->emit != emit_text)
+		return;
 	vsw_rule_format(rule, 0, vsw_switch_port_name, c->d->sw, text,
 		sizeof(text));
 	vsw_ctl_reply_init(&line, false);
-	vsw_ctl_reply_printf(&line, "flow-add ");
+	vsw_ctl_reply_printf(&line, dangling ? "# names deleted port %u, not "
+		"restored: flow-add " : "flow-add ", gone[0]);
 	put_word(&line, text);
 	if (line.oom)
 		c->r->oom = true;
@@ -198,6 +254,10 @@ config_lines(struct vswd *d, struct vsw_ctl_reply *r, emit_fn emit)
 			emit(r, p->setting[s], first);
 			first = false;
 		}
+	for (struct persist_port *lv = p->levels; lv != NULL; lv = lv->next) {
+		emit(r, lv->line, first);
+		first = false;
+	}
 	for (struct vswd_port *port = d->ports; port != NULL;
 			port = port->next)
 		for (struct persist_port *pp = p->ports; pp; pp = pp->next)
@@ -335,6 +395,16 @@ is_change(int argc, char **argv)
 	return argc > 1 || strcmp(argv[0], "flow-flush") == 0;
 }
 
+/* An audit line per run-time change (not for the start-up replay). */
+static void
+log_change(int argc, char **argv)
+{
+	char *line = join_words(argc, argv);
+
+	VSWD_LOG(INFO, "config change: %.200s\n", line ? line : argv[0]);
+	free(line);
+}
+
 /* Every command runs through here: the real handler, then the record and
  * the state file for a change that succeeded. */
 static void
@@ -356,7 +426,10 @@ persist_cmd(void *ctx, int argc, char **argv, struct vsw_ctl_reply *r)
 			"record it", argv[0]);
 		return;
 	}
-	if (p->replaying || d->opts.state == NULL)
+	if (p->replaying)
+		return;
+	log_change(argc, argv);
+	if (d->opts.state == NULL)
 		return;
 	if (save(d, err, sizeof(err)) < 0)
 		vsw_ctl_reply_error(r, "%s applied, but %s", argv[0], err);
@@ -467,13 +540,8 @@ vswd_persist_free(struct vswd *d)
 		return;
 	for (size_t s = 0; s < N_SETTINGS; s++)
 		free(p->setting[s]);
-	while (p->ports != NULL) {
-		struct persist_port *next = p->ports->next;
-
-		free(p->ports->line);
-		free(p->ports);
-		p->ports = next;
-	}
+	list_free(&p->ports);
+	list_free(&p->levels);
 	free(p->table);
 	free(p);
 	d->persist = NULL;

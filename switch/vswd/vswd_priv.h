@@ -30,6 +30,15 @@ extern int vswd_logtype;
 #define VSWD_LOG(level, fmt, ...) \
 	rte_log(RTE_LOG_##level, vswd_logtype, "vswd: " fmt, ##__VA_ARGS__)
 
+enum vswd_log_dest {
+	VSWD_LOG_STDERR,      /* default: the journal captures it */
+	VSWD_LOG_SYSLOG,      /* openlog/syslog */
+	VSWD_LOG_SYSLOG_PATH, /* syslog:PATH, datagrams to that socket */
+	VSWD_LOG_FILE,        /* --log-file PATH, log-reopen */
+};
+
+#define VSWD_LOG_LEVELS_MAX 16
+
 struct vswd_opts {
 	const char *run_dir;
 	const char *config;     /* NULL: built-in default config */
@@ -39,6 +48,10 @@ struct vswd_opts {
 	bool no_default_config; /* --no-default-config: start empty */
 	const char *metrics;    /* --metrics [ADDR:]PORT; NULL: off */
 	bool allow_devargs_files; /* --allow-devargs-files */
+	enum vswd_log_dest log_dest;
+	const char *log_path;   /* file or syslog socket */
+	unsigned n_log_levels;  /* --log-level TYPE:LEVEL, in order */
+	const char *log_levels[VSWD_LOG_LEVELS_MAX];
 	int eal_argc;
 	char *eal_argv[VSWD_EAL_ARGS_MAX];
 };
@@ -178,7 +191,41 @@ VSWD_CMD(vswd_cmd_metrics);
 VSWD_CMD(vswd_cmd_metrics_endpoint);
 
 /* Rule install times (vswd_cmds_flow.c), freed at shutdown. */
+/* A rule given as several words, joined with ',' into buf (flow-add,
+ * trace); false when it does not fit. */
+bool rule_join_args(int argc, char **argv, char *buf, size_t len);
+VSWD_CMD(vswd_cmd_trace);
+/* The deleted ports rule names (in_port=, output:), at most max. */
+unsigned rule_gone_ports(struct vswd *d, const struct vsw_rule *r,
+	uint16_t *out, unsigned max);
 void vswd_rule_times_free(struct vswd *d);
+
+/* The log (vswd_log.c): destinations, the ring PMD lines go through,
+ * log-reopen. open before EAL init (0 or -1 after a message); start adds
+ * the drain watchers to the loop; close drains and restores stderr. */
+extern const char *const vswd_log_types[];
+int vswd_log_parse_dest(const char *spec, enum vswd_log_dest *dest,
+	const char **path);
+int vswd_log_open(enum vswd_log_dest dest, const char *path);
+void vswd_log_start(struct ev_loop *loop);
+void vswd_log_drain(void);
+int vswd_log_reopen(char *err, size_t errlen);
+void vswd_log_close(void);
+bool vswd_log_pattern_known(const char *pattern);
+struct vswd_log_stats {
+	enum vswd_log_dest dest;
+	const char *path;
+	unsigned long written;
+	unsigned long write_errors;
+	unsigned long dropped;
+};
+void vswd_log_get_stats(struct vswd_log_stats *st);
+/* "TYPE:LEVEL" or "LEVEL" (vsw.*) as --log-level gives it: 0 or -1 with a
+ * reason in err. */
+int vswd_log_level_apply(const char *spec, char *err, size_t errlen);
+VSWD_CMD(vswd_cmd_log_level);
+VSWD_CMD(vswd_cmd_log_show);
+VSWD_CMD(vswd_cmd_log_reopen);
 
 /* Ask the loop to stop (signal, "shutdown" command). */
 void vswd_request_stop(struct vswd *d, const char *why);

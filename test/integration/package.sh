@@ -5,7 +5,8 @@
 # downloads are cached under BUILD/pkg-cache between runs), then checked:
 # dependencies resolved, binaries, unit file (systemd-analyze verify),
 # man pages (man -l), completion, conffiles, vswd --help from the installed
-# path, a real vswd start (port-add, config-show, shutdown), and a purge.
+# path, a real vswd start (port-add, config-show, its --log-file rotated by
+# the host's logrotate with the shipped snippet, shutdown), and a purge.
 #
 #   package.sh SRC_DIR BUILD_DIR      (root; exit 77 = skipped)
 #   VSW_DEBIAN_MIRROR=URL             debootstrap's mirror (deb.debian.org)
@@ -134,15 +135,20 @@ for f in /etc/vsw/vswd.conf /etc/default/vsw /etc/logrotate.d/vsw; do
 		test -f '$root$f'"
 done
 
-step "vswd as the unit starts it: port-add, config-show, shutdown"
+lr="$root/etc/logrotate.d/vsw"
+chk "logrotate snippet: postrotate vswctl log-reopen, no copytruncate" \
+	bash -c "grep -q 'vswctl log-reopen' '$lr' && ! grep -q copytruncate '$lr'"
+
+step "vswd as the unit starts it: port-add, config-show, log rotation, shutdown"
 # ExecStart with /etc/default/vsw expanded as systemd does ("${VAR}" is one
 # word, even empty; $VAR splits), run in the chroot: the unit's options,
 # the chroot's libraries and EAL plugins (the mempool ring) all take part.
 cat >>"$root/etc/default/vsw" <<'DEF'
 VSWD_MEMORY=256
 VSWD_EAL_ARGS="--no-telemetry --log-level=*:notice"
+VSWD_OPTS="--log-file /var/log/vsw/vswd.log"
 DEF
-mkdir -p "$root/run/vsw" "$root/var/lib/vsw"
+mkdir -p "$root/run/vsw" "$root/var/lib/vsw" "$root/var/log/vsw"
 mapfile -d '' argv < <(python3 - "$unit" "$root/etc/default/vsw" <<'PY'
 import re, shlex, sys
 unit, env_file = sys.argv[1:3]
@@ -176,12 +182,29 @@ chk "the state file has it" grep -q "^port-add vm1 vhost-user" \
 chk "config-show = state file" bash -c \
 	"diff <(chroot '$root' /usr/bin/vswctl config-show) \
 		'$root/var/lib/vsw/vswd.state'"
+vlog="$root/var/log/vsw/vswd.log"
+chk "vswd logs to --log-file" grep -q "vswd: ready" "$vlog"
+if command -v logrotate >/dev/null; then
+	# the shipped snippet, its paths pointed into the chroot
+	lrdir=$(mktemp -d)
+	sed -e "s|/var/log/vsw|$root/var/log/vsw|" \
+		-e "s|/usr/bin/vswctl|chroot $root /usr/bin/vswctl|" "$lr" \
+		>"$lrdir/vsw"
+	chk "logrotate -f with the snippet" logrotate -f -s "$lrdir/state" \
+		"$lrdir/vsw"
+	rm -rf "$lrdir"
+	chk "rotated file has the start-up lines" grep -q "vswd: ready" \
+		"$vlog.1"
+	chk "the new file has the reopen" grep -q "log reopened" "$vlog"
+else
+	echo "(no logrotate here: rotation not run)"
+fi
 ctl shutdown >/dev/null || true
 wait "$vswd_pid" && rc=0 || rc=$?
 vswd_pid=
-chk "vswd exited 0 (log: $build/pkg-vswd.log)" test "$rc" -eq 0
-grep -q "mbuf pool: 0 in use" "$build/pkg-vswd.log" ||
-	bad "vswd's pool line: $(grep 'mbuf pool' "$build/pkg-vswd.log")"
+chk "vswd exited 0 (log: $vlog)" test "$rc" -eq 0
+grep -q "mbuf pool: 0 in use" "$vlog" ||
+	bad "vswd's pool line: $(grep 'mbuf pool' "$vlog")"
 
 step "apt-get purge vsw"
 in_root apt-get purge -y -q vsw >>"$build/pkg-apt.log" 2>&1

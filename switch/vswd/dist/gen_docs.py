@@ -90,6 +90,9 @@ FILES = [".SH FILES", ".TP", "/etc/vsw/vswd.conf",
          "\\fBvswctl config\\-show\\fR prints it.",
          ".TP", "/etc/default/vsw",
          "PMD cores, memory, EAL and extra options of the vswd service.",
+         ".TP", "/etc/logrotate.d/vsw",
+         "Rotates /var/log/vsw/*.log (vswd \\fB\\-\\-log\\-file\\fR), then "
+         "runs \\fBvswctl log\\-reopen\\fR.",
          ".TP", "/run/vsw/vswd.ctl",
          "The control socket (and vswd.pid, the lock of the run "
          "directory); vhost-user sockets NAME.sock by default."]
@@ -112,6 +115,17 @@ def vswd_page(help_text, cmds, version):
             "SIGINT stop it gracefully."]
     out += options_section(opts)
     out += [".PP", roff(tail)]
+    out += [".SH LOGGING",
+            "One rte_log type per module: vsw.copy, vsw.virtq, vsw.vport, "
+            "vsw.switch, vsw.flow, vsw.ports, vsw.ctl, vsw.vswd; "
+            "\\fBlog\\-level\\fR sets them (kept in the state file), "
+            "\\fBlog\\-show\\fR shows them. Lines go to standard error "
+            "(the journal under systemd), syslog, a syslog socket or a "
+            "file (\\fB\\-\\-log\\fR, \\fB\\-\\-log\\-file\\fR); "
+            "\\fBlog\\-reopen\\fR reopens the file after logrotate "
+            "moved it. PMD threads never write a line themselves: lines "
+            "are queued in memory and written by the control thread; "
+            "when that queue is full they are dropped and counted."]
     out += commands_section(cmds, "CONFIGURATION COMMANDS")
     out += [".PP", "Every command is also a control request; see "
             "\\fBvswctl\\fR(8)."]
@@ -137,6 +151,9 @@ def vswctl_page(help_text, cmds, version):
             roff("vswctl port-add vm3 vhost-user queues=2"),
             roff("vswctl flow-add 'in_port=vm1,udp,tp_dst=53,"
                  "actions=output:vm3'"),
+            roff("vswctl trace 'in_port=vm1,dl_dst=52:54:00:00:00:02,"
+                 "udp,tp_dst=53'"),
+            roff("vswctl log-level vsw.virtq debug"),
             roff("vswctl config-show"), ".fi"]
     out += FILES
     out += [".SH SEE ALSO", "\\fBvswd\\fR(8)"]

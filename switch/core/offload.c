@@ -188,16 +188,15 @@ seg_build(struct rte_mempool *mp, const struct rte_mbuf *m,
 	return s;
 }
 
-/* Metadata a segmenter may rely on: headers inside the packet, in the
- * first segment, a non-zero MSS. */
+/* Metadata a segmenter may rely on: headers inside the packet and at
+ * most OL_HDR_MAX, a non-zero MSS, a bounded number of segments. */
 static bool
 tso_sane(const struct rte_mbuf *m)
 {
 	uint32_t hlen = (uint32_t)m->l2_len + m->l3_len + m->l4_len;
 
 	return m->tso_segsz != 0 && m->l4_len >= sizeof(struct rte_tcp_hdr) &&
-		hlen <= OL_HDR_MAX && hlen <= m->data_len &&
-		hlen <= m->pkt_len &&
+		hlen <= OL_HDR_MAX && hlen <= m->pkt_len &&
 		(m->pkt_len - hlen) / m->tso_segsz < 2 * VSW_SWITCH_BURST * 8;
 }
 
@@ -226,12 +225,14 @@ ol_segment(struct vsw_pmd *pmd, const struct vsw_port *p,
 	struct rte_mempool *mp = pmd->sw->cfg.seg_pool;
 	uint32_t hlen = (uint32_t)m->l2_len + m->l3_len + m->l4_len;
 	uint32_t mss = m->tso_segsz, total, off, idx = 0;
-	const uint8_t *hdr = rte_pktmbuf_mtod(m, const uint8_t *);
+	uint8_t buf[OL_HDR_MAX];
+	const uint8_t *hdr;
 
 	if (unlikely(mp == NULL || !tso_sane(m))) {
 		rte_pktmbuf_free(m);
 		return 0;
 	}
+	hdr = rte_pktmbuf_read(m, 0, hlen, buf); /* may span segments */
 	total = m->pkt_len - hlen;
 	for (off = 0; off < total || idx == 0; off += mss, idx++) {
 		uint32_t len = RTE_MIN(mss, total - off);
@@ -251,6 +252,23 @@ ol_segment(struct vsw_pmd *pmd, const struct vsw_port *p,
 	return idx;
 }
 
+/* Stores v (as laid out in memory) at byte off < pkt_len - 1 of m. */
+static void
+put16(struct rte_mbuf *m, uint32_t off, uint16_t v)
+{
+	const uint8_t *b = (const uint8_t *)&v;
+	struct rte_mbuf *s = m;
+	unsigned i;
+
+	for (i = 0; i < 2; i++, off++) {
+		while (off >= s->data_len) {
+			off -= s->data_len;
+			s = s->next;
+		}
+		*rte_pktmbuf_mtod_offset(s, uint8_t *, off) = b[i];
+	}
+}
+
 /* Completes m's partial TCP/UDP checksum; the packet (maybe a private
  * copy of a shared one), or NULL (freed) when that cannot be done. */
 static struct rte_mbuf *
@@ -263,7 +281,7 @@ ol_csum(struct vsw_pmd *pmd, struct rte_mbuf *m)
 
 	if (unlikely((l4 != RTE_MBUF_F_TX_TCP_CKSUM &&
 			     l4 != RTE_MBUF_F_TX_UDP_CKSUM) ||
-		    at + 2 > m->data_len || at + 2 > m->pkt_len))
+		    at + 2 > m->pkt_len))
 		goto drop;
 	if (shared(m)) {
 		struct rte_mbuf *c = pmd->sw->cfg.seg_pool == NULL
@@ -280,7 +298,7 @@ ol_csum(struct vsw_pmd *pmd, struct rte_mbuf *m)
 	ck = csum_from(m, start, 0);
 	if (l4 == RTE_MBUF_F_TX_UDP_CKSUM && ck == 0)
 		ck = 0xffff; /* 0 means "no checksum" in UDP */
-	memcpy(rte_pktmbuf_mtod_offset(m, uint8_t *, at), &ck, sizeof(ck));
+	put16(m, at, ck);
 	m->ol_flags &= ~RTE_MBUF_F_TX_L4_MASK;
 	return m;
 drop:

@@ -54,9 +54,17 @@ ol_needed(uint64_t ol)
 bool
 offload_needed(struct rte_mbuf *const *pkts, uint16_t n, uint32_t capa)
 {
+	uint64_t any = 0;
 	uint32_t need = 0;
 	uint16_t i;
 
+	/* the common answer (no offloaded packet) from one OR per packet:
+	 * the flags' cache line is the one the port's tx reads next */
+	for (i = 0; i < n; i++)
+		any |= pkts[i]->ol_flags;
+	if (likely((any & (RTE_MBUF_F_TX_TCP_SEG | RTE_MBUF_F_TX_L4_MASK)) ==
+		    0))
+		return false;
 	for (i = 0; i < n; i++)
 		need |= ol_needed(pkts[i]->ol_flags);
 	return (need & ~capa) != 0;

@@ -89,7 +89,7 @@ def sender(args, tmp, sock, tag, frame_len, tso):
 
 def receiver(args, tmp, sock, tag, lro):
     g = Guest(args.testpmd, [sock], tmp, tag,
-              extra=["--enable-lro"] if lro else [])
+              extra=["--enable-lro", "--enable-rx-cksum"] if lro else [])
     g.ready()
     g.cmd("set fwd rxonly")
     return g

@@ -36,8 +36,8 @@ static inline bool
 shared(const struct rte_mbuf *m)
 {
 	return rte_mbuf_refcnt_read(m) != 1 || RTE_MBUF_CLONED(m) ||
-		(RTE_MBUF_HAS_EXTBUF(m) &&
-			rte_mbuf_ext_refcnt_read(m->shinfo) != 1);
+	       (RTE_MBUF_HAS_EXTBUF(m) &&
+		       rte_mbuf_ext_refcnt_read(m->shinfo) != 1);
 }
 
 /* The VSW_PORT_OL_* bits packet m needs; 0 = it is complete. */
@@ -45,8 +45,8 @@ static inline uint32_t
 ol_needed(uint64_t ol)
 {
 	if (ol & RTE_MBUF_F_TX_TCP_SEG)
-		return VSW_PORT_OL_CSUM | ((ol & RTE_MBUF_F_TX_IPV4)
-						  ? VSW_PORT_OL_TSO4
+		return VSW_PORT_OL_CSUM |
+		       ((ol & RTE_MBUF_F_TX_IPV4) ? VSW_PORT_OL_TSO4
 						  : VSW_PORT_OL_TSO6);
 	return (ol & RTE_MBUF_F_TX_L4_MASK) ? VSW_PORT_OL_CSUM : 0;
 }
@@ -72,8 +72,8 @@ offload_needed(struct rte_mbuf *const *pkts, uint16_t n, uint32_t capa)
 
 /* Appends len bytes to the chain ending in *tail; -1 if the pool ran dry. */
 static int
-chain_put(struct rte_mempool *mp, struct rte_mbuf *head,
-	struct rte_mbuf **tail, const uint8_t *src, uint32_t len)
+chain_put(struct rte_mempool *mp, struct rte_mbuf *head, struct rte_mbuf **tail,
+	const uint8_t *src, uint32_t len)
 {
 	while (len != 0) {
 		struct rte_mbuf *t = *tail;
@@ -145,21 +145,21 @@ seg_fix(struct rte_mbuf *s, const struct rte_mbuf *m, uint32_t idx,
 	uint32_t payload_off, uint32_t len, bool last)
 {
 	uint8_t *d = rte_pktmbuf_mtod(s, uint8_t *);
-	struct rte_tcp_hdr *th = (struct rte_tcp_hdr *)(d + m->l2_len +
-		m->l3_len);
+	struct rte_tcp_hdr *th =
+		(struct rte_tcp_hdr *)(d + m->l2_len + m->l3_len);
 	uint32_t l4 = (uint32_t)m->l2_len + m->l3_len;
 	uint32_t phdr;
 
-	th->sent_seq = rte_cpu_to_be_32(rte_be_to_cpu_32(th->sent_seq) +
-		payload_off);
+	th->sent_seq =
+		rte_cpu_to_be_32(rte_be_to_cpu_32(th->sent_seq) + payload_off);
 	if (!last)
-		th->tcp_flags &= (uint8_t)~(TCP_FIN | TCP_PSH);
+		th->tcp_flags &= (uint8_t) ~(TCP_FIN | TCP_PSH);
 	if (idx != 0)
 		th->tcp_flags &= (uint8_t)~TCP_CWR;
 	th->cksum = 0;
 	if (m->ol_flags & RTE_MBUF_F_TX_IPV4) {
-		struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)(d +
-			m->l2_len);
+		struct rte_ipv4_hdr *ip =
+			(struct rte_ipv4_hdr *)(d + m->l2_len);
 
 		ip->total_length = rte_cpu_to_be_16(
 			(uint16_t)(m->l3_len + m->l4_len + len));
@@ -169,11 +169,10 @@ seg_fix(struct rte_mbuf *s, const struct rte_mbuf *m, uint32_t idx,
 		ip->hdr_checksum = rte_ipv4_cksum(ip);
 		phdr = rte_ipv4_phdr_cksum(ip, 0);
 	} else {
-		struct rte_ipv6_hdr *ip = (struct rte_ipv6_hdr *)(d +
-			m->l2_len);
+		struct rte_ipv6_hdr *ip =
+			(struct rte_ipv6_hdr *)(d + m->l2_len);
 
-		ip->payload_len = rte_cpu_to_be_16(
-			(uint16_t)(m->l4_len + len));
+		ip->payload_len = rte_cpu_to_be_16((uint16_t)(m->l4_len + len));
 		phdr = rte_ipv6_phdr_cksum(ip, 0);
 	}
 	th->cksum = csum_from(s, l4, phdr);
@@ -181,8 +180,8 @@ seg_fix(struct rte_mbuf *s, const struct rte_mbuf *m, uint32_t idx,
 
 /* One segment: header + payload [off, off + len); NULL: pool empty. */
 static struct rte_mbuf *
-seg_build(struct rte_mempool *mp, const struct rte_mbuf *m,
-	const uint8_t *hdr, uint32_t hlen, uint32_t off, uint32_t len)
+seg_build(struct rte_mempool *mp, const struct rte_mbuf *m, const uint8_t *hdr,
+	uint32_t hlen, uint32_t off, uint32_t len)
 {
 	struct rte_mbuf *s = rte_pktmbuf_alloc(mp), *tail = s;
 
@@ -204,8 +203,8 @@ tso_sane(const struct rte_mbuf *m)
 	uint32_t hlen = (uint32_t)m->l2_len + m->l3_len + m->l4_len;
 
 	return m->tso_segsz != 0 && m->l4_len >= sizeof(struct rte_tcp_hdr) &&
-		hlen <= OL_HDR_MAX && hlen <= m->pkt_len &&
-		(m->pkt_len - hlen) / m->tso_segsz < 2 * VSW_SWITCH_BURST * 8;
+	       hlen <= OL_HDR_MAX && hlen <= m->pkt_len &&
+	       (m->pkt_len - hlen) / m->tso_segsz < 2 * VSW_SWITCH_BURST * 8;
 }
 
 /* Sends what has collected in out[] once it is a burst (or at the end). */
@@ -289,13 +288,14 @@ ol_csum(struct vsw_pmd *pmd, struct rte_mbuf *m)
 
 	if (unlikely((l4 != RTE_MBUF_F_TX_TCP_CKSUM &&
 			     l4 != RTE_MBUF_F_TX_UDP_CKSUM) ||
-		    at + 2 > m->pkt_len))
+		     at + 2 > m->pkt_len))
 		goto drop;
 	if (shared(m)) {
-		struct rte_mbuf *c = pmd->sw->cfg.seg_pool == NULL
-			? NULL
-			: rte_pktmbuf_copy(m, pmd->sw->cfg.seg_pool, 0,
-				  UINT32_MAX);
+		struct rte_mbuf *c =
+			pmd->sw->cfg.seg_pool == NULL
+				? NULL
+				: rte_pktmbuf_copy(m, pmd->sw->cfg.seg_pool, 0,
+					  UINT32_MAX);
 
 		if (unlikely(c == NULL))
 			goto drop;
@@ -330,7 +330,7 @@ offload_send(struct vsw_pmd *pmd, const struct vsw_port *p,
 		if (likely(need == 0)) {
 			ol_push(pmd, p, b, &o, m);
 		} else if (need & (VSW_PORT_OL_TSO4 | VSW_PORT_OL_TSO6) ||
-			(m->ol_flags & RTE_MBUF_F_TX_TCP_SEG)) {
+			   (m->ol_flags & RTE_MBUF_F_TX_TCP_SEG)) {
 			unsigned k = ol_segment(pmd, p, b, &o, m);
 
 			gso += k != 0;

@@ -123,10 +123,10 @@ ref_verdict(const struct vsw_virtio_net_hdr *h, const uint8_t *d, size_t len,
 	if (h->gso_size == 0)
 		return VSW_VIRTQ_STAT_DEQ_DROP_HDR_GSO_SIZE;
 	segs = (unsigned)((len - l4 - r->l4len + h->gso_size - 1) /
-		h->gso_size);
+			  h->gso_size);
 	return segs > VSW_VIRTQ_GSO_SEGS_MAX
-		? VSW_VIRTQ_STAT_DEQ_DROP_HDR_GSO_SIZE
-		: 0;
+		       ? VSW_VIRTQ_STAT_DEQ_DROP_HDR_GSO_SIZE
+		       : 0;
 }
 
 /* An accepted header: metadata inside the packet, and it round-trips. */
@@ -136,8 +136,8 @@ check_accepted(const struct vsw_virtio_net_hdr *h, const struct rte_mbuf *m,
 {
 	struct vsw_virtio_net_hdr back;
 	const uint64_t all = (1ull << VSW_VIRTIO_NET_F_GUEST_CSUM) |
-		(1ull << VSW_VIRTIO_NET_F_GUEST_TSO4) |
-		(1ull << VSW_VIRTIO_NET_F_GUEST_TSO6);
+			     (1ull << VSW_VIRTIO_NET_F_GUEST_TSO4) |
+			     (1ull << VSW_VIRTIO_NET_F_GUEST_TSO6);
 
 	if (m->ol_flags == 0)
 		return;
@@ -190,8 +190,9 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	cut[0] = 0;
 	cut[nseg] = (uint32_t)len;
 	for (i = 1; i < nseg; i++) {
-		uint32_t c = len ? data[i - 1 < len ? i - 1 : 0] * 17u % (len + 1)
-				 : 0;
+		uint32_t c =
+			len ? data[i - 1 < len ? i - 1 : 0] * 17u % (len + 1)
+			    : 0;
 
 		cut[i] = c < cut[i - 1] ? cut[i - 1] : c;
 	}

@@ -16,8 +16,9 @@
 #define TXQ 1u
 #define HEAD 100u
 #define PAYLOAD 1000u
-#define F_OFFL ((1ull << 0) /* CSUM */ | (1ull << 11) /* HOST_TSO4 */ | \
-	(1ull << 12) /* HOST_TSO6 */)
+#define F_OFFL                                                   \
+	((1ull << 0) /* CSUM */ | (1ull << 11) /* HOST_TSO4 */ | \
+		(1ull << 12) /* HOST_TSO6 */)
 
 struct net_hdr {
 	uint8_t flags, gso_type;
@@ -152,8 +153,8 @@ s_gso_mismatch(struct hs_ctx *c)
 static int
 s_gso_udp(struct hs_ctx *c)
 {
-	struct net_hdr h = {1, 3 /* UDP: not offered */, L4 + 8, 1448, L4, 6,
-		0};
+	struct net_hdr h = {
+		1, 3 /* UDP: not offered */, L4 + 8, 1448, L4, 6, 0};
 
 	return tx_hdr(c, &h, 17);
 }
@@ -167,8 +168,8 @@ s_csum_icmp(struct hs_ctx *c)
 }
 
 const struct hs_scenario hs_hdr_scenarios[] = {
-	{"hdr-gso-size-0", "deq_drop_hdr_gso_size",
-		"TSO frame with gso_size 0", s_gso_size_0},
+	{"hdr-gso-size-0", "deq_drop_hdr_gso_size", "TSO frame with gso_size 0",
+		s_gso_size_0},
 	{"hdr-gso-tiny-mss", "deq_drop_hdr_gso_size",
 		"TSO frame of 1000 one-byte segments", s_gso_tiny},
 	{"hdr-len-past-end", "deq_drop_hdr_len",
@@ -179,10 +180,9 @@ const struct hs_scenario hs_hdr_scenarios[] = {
 		"csum_start + csum_offset wraps 16 bits", s_csum_wrap},
 	{"hdr-gso-type-mismatch", "deq_drop_hdr_gso_type",
 		"GSO TCPV6 on a TCP/IPv4 frame", s_gso_mismatch},
-	{"hdr-gso-udp", "deq_drop_hdr_gso_type",
-		"UDP GSO (never offered)", s_gso_udp},
-	{"hdr-csum-icmp", "deq_drop_hdr_csum_l4",
-		"NEEDS_CSUM on an ICMP frame", s_csum_icmp},
+	{"hdr-gso-udp", "deq_drop_hdr_gso_type", "UDP GSO (never offered)",
+		s_gso_udp},
+	{"hdr-csum-icmp", "deq_drop_hdr_csum_l4", "NEEDS_CSUM on an ICMP frame",
+		s_csum_icmp},
 };
-const size_t hs_n_hdr =
-	sizeof(hs_hdr_scenarios) / sizeof(hs_hdr_scenarios[0]);
+const size_t hs_n_hdr = sizeof(hs_hdr_scenarios) / sizeof(hs_hdr_scenarios[0]);

@@ -13,19 +13,19 @@
 
 #include "test_virtq.h"
 
-#define ALL_OFFL                                                               \
-	(F(VSW_VIRTIO_NET_F_CSUM) | F(VSW_VIRTIO_NET_F_HOST_TSO4) |            \
-		F(VSW_VIRTIO_NET_F_HOST_TSO6) |                                \
-		F(VSW_VIRTIO_NET_F_GUEST_CSUM) |                               \
-		F(VSW_VIRTIO_NET_F_GUEST_TSO4) | F(VSW_VIRTIO_NET_F_GUEST_TSO6))
+#define ALL_OFFL                                                    \
+	(F(VSW_VIRTIO_NET_F_CSUM) | F(VSW_VIRTIO_NET_F_HOST_TSO4) | \
+		F(VSW_VIRTIO_NET_F_HOST_TSO6) |                     \
+		F(VSW_VIRTIO_NET_F_GUEST_CSUM) |                    \
+		F(VSW_VIRTIO_NET_F_GUEST_TSO4) |                    \
+		F(VSW_VIRTIO_NET_F_GUEST_TSO6))
 #define PKT_MAX (65536 + 64)
 
 /* A frame: Ethernet [+ VLAN], IPv4 or IPv6, TCP (20 B) or UDP (8 B) or
  * ICMP (8 B), payload; lengths filled in. Returns its length; *l4 gets
  * where L4 starts. */
 static uint32_t
-frame(uint8_t *d, int ipv, int proto, bool vlan, uint32_t payload,
-	uint32_t *l4)
+frame(uint8_t *d, int ipv, int proto, bool vlan, uint32_t payload, uint32_t *l4)
 {
 	uint32_t o = 12, l4len = proto == 6 ? 20 : 8, ip;
 
@@ -92,7 +92,8 @@ static struct vsw_virtio_net_hdr
 csum_hdr(uint32_t start, uint32_t off)
 {
 	struct vsw_virtio_net_hdr h = {.flags = VSW_VIRTIO_NET_HDR_F_NEEDS_CSUM,
-		.csum_start = (uint16_t)start, .csum_offset = (uint16_t)off};
+		.csum_start = (uint16_t)start,
+		.csum_offset = (uint16_t)off};
 
 	return h;
 }
@@ -155,15 +156,15 @@ test_csum_l4(void **state)
 	h = csum_hdr(l4, 16);
 	assert_int_equal(verdict(&h, d, len, ALL_OFFL, NULL), 0);
 	h = csum_hdr(l4 + 1, 16);
-	assert_int_equal(verdict(&h, d, len, ALL_OFFL, NULL),
-		S(DEQ_DROP_HDR_CSUM_L4));
+	assert_int_equal(
+		verdict(&h, d, len, ALL_OFFL, NULL), S(DEQ_DROP_HDR_CSUM_L4));
 	h = csum_hdr(l4, 6); /* UDP's offset on TCP */
-	assert_int_equal(verdict(&h, d, len, ALL_OFFL, NULL),
-		S(DEQ_DROP_HDR_CSUM_L4));
+	assert_int_equal(
+		verdict(&h, d, len, ALL_OFFL, NULL), S(DEQ_DROP_HDR_CSUM_L4));
 	len = frame(d, 4, 1, false, 40, &l4); /* ICMP */
 	h = csum_hdr(l4, 2);
-	assert_int_equal(verdict(&h, d, len, ALL_OFFL, NULL),
-		S(DEQ_DROP_HDR_CSUM_L4));
+	assert_int_equal(
+		verdict(&h, d, len, ALL_OFFL, NULL), S(DEQ_DROP_HDR_CSUM_L4));
 	/* a TCP header cut short by the packet's end */
 	len = frame(d, 4, 6, false, 0, &l4);
 	h = csum_hdr(l4, 16);
@@ -192,29 +193,30 @@ test_gso_type(void **state)
 	assert_int_equal(m->l4_len, 20);
 	rte_pktmbuf_free(m);
 	h.gso_type = VSW_VIRTIO_NET_HDR_GSO_TCPV6;
-	assert_int_equal(verdict(&h, d, len, ALL_OFFL, NULL),
-		S(DEQ_DROP_HDR_GSO_TYPE));
+	assert_int_equal(
+		verdict(&h, d, len, ALL_OFFL, NULL), S(DEQ_DROP_HDR_GSO_TYPE));
 	h.gso_type = VSW_VIRTIO_NET_HDR_GSO_UDP;
-	assert_int_equal(verdict(&h, d, len, ALL_OFFL, NULL),
-		S(DEQ_DROP_HDR_GSO_TYPE));
+	assert_int_equal(
+		verdict(&h, d, len, ALL_OFFL, NULL), S(DEQ_DROP_HDR_GSO_TYPE));
 	h.gso_type = VSW_VIRTIO_NET_HDR_GSO_TCPV4 | VSW_VIRTIO_NET_HDR_GSO_ECN;
-	assert_int_equal(verdict(&h, d, len, ALL_OFFL, NULL),
-		S(DEQ_DROP_HDR_GSO_TYPE));
+	assert_int_equal(
+		verdict(&h, d, len, ALL_OFFL, NULL), S(DEQ_DROP_HDR_GSO_TYPE));
 	h.gso_type = 2;
-	assert_int_equal(verdict(&h, d, len, ALL_OFFL, NULL),
-		S(DEQ_DROP_HDR_GSO_TYPE));
+	assert_int_equal(
+		verdict(&h, d, len, ALL_OFFL, NULL), S(DEQ_DROP_HDR_GSO_TYPE));
 	h.gso_type = VSW_VIRTIO_NET_HDR_GSO_TCPV4;
-	assert_int_equal(verdict(&h, d, len,
-				 ALL_OFFL & ~F(VSW_VIRTIO_NET_F_HOST_TSO4), NULL),
+	assert_int_equal(
+		verdict(&h, d, len, ALL_OFFL & ~F(VSW_VIRTIO_NET_F_HOST_TSO4),
+			NULL),
 		S(DEQ_DROP_HDR_GSO_TYPE));
 	h.flags = 0; /* GSO without NEEDS_CSUM */
-	assert_int_equal(verdict(&h, d, len, ALL_OFFL, NULL),
-		S(DEQ_DROP_HDR_GSO_TYPE));
+	assert_int_equal(
+		verdict(&h, d, len, ALL_OFFL, NULL), S(DEQ_DROP_HDR_GSO_TYPE));
 	len = frame(d, 4, 17, false, 1000, &l4); /* TCPV4 on UDP */
 	h = gso_hdr(VSW_VIRTIO_NET_HDR_GSO_TCPV4, l4, 100, 0);
 	h.csum_offset = 6;
-	assert_int_equal(verdict(&h, d, len, ALL_OFFL, NULL),
-		S(DEQ_DROP_HDR_GSO_TYPE));
+	assert_int_equal(
+		verdict(&h, d, len, ALL_OFFL, NULL), S(DEQ_DROP_HDR_GSO_TYPE));
 	len = frame(d, 6, 6, false, 1000, &l4);
 	h = gso_hdr(VSW_VIRTIO_NET_HDR_GSO_TCPV6, l4, 100, 0);
 	assert_int_equal(verdict(&h, d, len, ALL_OFFL, &m), 0);
@@ -236,19 +238,19 @@ test_gso_size_hdr_len(void **state)
 	h = gso_hdr(VSW_VIRTIO_NET_HDR_GSO_TCPV4, l4, 8, (uint16_t)len);
 	assert_int_equal(verdict(&h, d, len, ALL_OFFL, NULL), 0);
 	h.hdr_len = (uint16_t)(len + 1);
-	assert_int_equal(verdict(&h, d, len, ALL_OFFL, NULL),
-		S(DEQ_DROP_HDR_LEN));
+	assert_int_equal(
+		verdict(&h, d, len, ALL_OFFL, NULL), S(DEQ_DROP_HDR_LEN));
 	h.hdr_len = 0;
 	h.gso_size = 0;
-	assert_int_equal(verdict(&h, d, len, ALL_OFFL, NULL),
-		S(DEQ_DROP_HDR_GSO_SIZE));
+	assert_int_equal(
+		verdict(&h, d, len, ALL_OFFL, NULL), S(DEQ_DROP_HDR_GSO_SIZE));
 	h.gso_size = 7; /* 293 segments */
-	assert_int_equal(verdict(&h, d, len, ALL_OFFL, NULL),
-		S(DEQ_DROP_HDR_GSO_SIZE));
+	assert_int_equal(
+		verdict(&h, d, len, ALL_OFFL, NULL), S(DEQ_DROP_HDR_GSO_SIZE));
 	len = frame(d, 4, 6, false, payload + 1, &l4); /* 257 of 8 */
 	h.gso_size = 8;
-	assert_int_equal(verdict(&h, d, len, ALL_OFFL, NULL),
-		S(DEQ_DROP_HDR_GSO_SIZE));
+	assert_int_equal(
+		verdict(&h, d, len, ALL_OFFL, NULL), S(DEQ_DROP_HDR_GSO_SIZE));
 	h.gso_size = 9;
 	assert_int_equal(verdict(&h, d, len, ALL_OFFL, NULL), 0);
 }
@@ -267,8 +269,8 @@ test_gso_total(void **state)
 	h = gso_hdr(VSW_VIRTIO_NET_HDR_GSO_TCPV6, l4, 1440, 0);
 	assert_int_equal(verdict(&h, d, len, ALL_OFFL, NULL), 0);
 	len = frame(d, 6, 6, false, 65536 - 40 - 20, &l4);
-	assert_int_equal(verdict(&h, d, len, ALL_OFFL, NULL),
-		S(DEQ_DROP_HDR_GSO_TOTAL));
+	assert_int_equal(
+		verdict(&h, d, len, ALL_OFFL, NULL), S(DEQ_DROP_HDR_GSO_TOTAL));
 }
 
 /* Metadata back to a header: what the guest negotiated, or refused. */
@@ -282,8 +284,8 @@ test_from_mbuf(void **state)
 
 	(void)state;
 	len = frame(d, 4, 6, true, 1500, &l4);
-	h = gso_hdr(VSW_VIRTIO_NET_HDR_GSO_TCPV4, l4, 1448,
-		(uint16_t)(l4 + 20));
+	h = gso_hdr(
+		VSW_VIRTIO_NET_HDR_GSO_TCPV4, l4, 1448, (uint16_t)(l4 + 20));
 	assert_int_equal(verdict(&h, d, len, ALL_OFFL, &m), 0);
 	assert_int_equal(vsw_virtq_net_hdr_from_mbuf(m, &back, ALL_OFFL), 0);
 	assert_memory_equal(&h, &back, sizeof(h));
@@ -294,8 +296,9 @@ test_from_mbuf(void **state)
 				 ALL_OFFL & ~F(VSW_VIRTIO_NET_F_GUEST_CSUM)),
 		-1);
 	m->ol_flags &= ~RTE_MBUF_F_TX_TCP_SEG;
-	assert_int_equal(vsw_virtq_net_hdr_from_mbuf(m, &back,
-				 F(VSW_VIRTIO_NET_F_GUEST_CSUM)), 0);
+	assert_int_equal(vsw_virtq_net_hdr_from_mbuf(
+				 m, &back, F(VSW_VIRTIO_NET_F_GUEST_CSUM)),
+		0);
 	assert_int_equal(back.flags, VSW_VIRTIO_NET_HDR_F_NEEDS_CSUM);
 	assert_int_equal(back.gso_type, 0);
 	assert_int_equal(back.csum_start, l4);
@@ -345,8 +348,8 @@ test_queue_paths(void **state)
 	(void)state;
 	len = frame(d, 4, 6, false, 3000, &l4);
 	pieces[2] = len;
-	h = gso_hdr(VSW_VIRTIO_NET_HDR_GSO_TCPV4, l4, 1448,
-		(uint16_t)(l4 + 20));
+	h = gso_hdr(
+		VSW_VIRTIO_NET_HDR_GSO_TCPV4, l4, 1448, (uint16_t)(l4 + 20));
 	head = tg_tx_post(&tx->q, d, len, pieces, 3, false);
 	assert_true(head >= 0);
 	chain_write_hdr(tx, head, &h);
@@ -355,7 +358,8 @@ test_queue_paths(void **state)
 	head = tg_tx_post(&tx->q, d, len, pieces, 3, false);
 	chain_write_hdr(tx, head, &bad);
 	tg_kick(&tx->q);
-	assert_int_equal(vsw_virtq_dequeue_burst(tx->vq, test_pool, pkts, 2), 1);
+	assert_int_equal(
+		vsw_virtq_dequeue_burst(tx->vq, test_pool, pkts, 2), 1);
 	FX_EXPECT(tx, {S(DEQ_PACKETS), 1}, {S(DEQ_BYTES), len},
 		{S(DEQ_DROP_HDR_GSO_SIZE), 1}, {S(DEQ_GSO_PACKETS), 1},
 		{S(DEQ_CSUM_PARTIAL), 1}, {S(NOTIFY_SENT), 1});
@@ -385,7 +389,8 @@ test_queue_paths(void **state)
 	fx_free(plain);
 }
 
-#define T(fn) cmocka_unit_test_setup_teardown(fn, fx_pool_setup, fx_pool_teardown)
+#define T(fn) \
+	cmocka_unit_test_setup_teardown(fn, fx_pool_setup, fx_pool_teardown)
 
 int
 test_net_hdr_run(void)

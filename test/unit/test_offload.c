@@ -48,8 +48,9 @@ offload_ctx(void)
 	capable_ops = vsw_port_ring_ops;
 	capable_ops.tx_offloads = capa_all;
 	assert_int_equal(vsw_switch_port_del(c->sw, 2), 0);
-	assert_int_equal(vsw_switch_port_add(c->sw, "p2", &capable_ops,
-				 c->rp[2], 1, 1), 2);
+	assert_int_equal(
+		vsw_switch_port_add(c->sw, "p2", &capable_ops, c->rp[2], 1, 1),
+		2);
 	c->port_sums_off = true;
 	add_rule(c, "in_port=0,actions=output:1,output:2");
 	return c;
@@ -87,7 +88,8 @@ l4_verify(const uint8_t *d, uint32_t len, bool v6, uint32_t l3, uint32_t l4,
 	uint32_t sum = v6 ? ocsum(d + l3 + 8, 32, 0) : ocsum(d + l3 + 12, 8, 0);
 
 	sum = ocsum((const uint8_t[]){0, proto, (uint8_t)((len - l4) >> 8),
-			    (uint8_t)(len - l4)}, 4, sum);
+			    (uint8_t)(len - l4)},
+		4, sum);
 	sum = ocsum(d + l4, len - l4, sum);
 	assert_int_equal(sum, 0xffff);
 	if (!v6)
@@ -164,7 +166,8 @@ build(uint8_t *d, struct spec *s)
 			    : ocsum(d + s->l2 + 12, 8, 0);
 		sum = ocsum((const uint8_t[]){0, s->udp ? 17 : 6,
 				    (uint8_t)((s->len - o) >> 8),
-				    (uint8_t)(s->len - o)}, 4, sum);
+				    (uint8_t)(s->len - o)},
+			4, sum);
 		d[at] = (uint8_t)(sum >> 8), d[at + 1] = (uint8_t)sum;
 	}
 }
@@ -201,7 +204,8 @@ check_segments(struct rte_mbuf **seg, unsigned n, const uint8_t *d,
 		uint32_t len = seg[i]->pkt_len, pl = len - s->hlen;
 		const uint8_t *x = rte_pktmbuf_read(seg[i], 0, len, b);
 
-		assert_int_equal(seg[i]->ol_flags &
+		assert_int_equal(
+			seg[i]->ol_flags &
 				(RTE_MBUF_F_TX_TCP_SEG | RTE_MBUF_F_TX_L4_MASK),
 			0);
 		assert_true(len >= s->hlen && pl <= s->mss);
@@ -217,8 +221,8 @@ check_segments(struct rte_mbuf **seg, unsigned n, const uint8_t *d,
 			assert_int_equal(rd16(x + s->l2 + 4), len - s->l4);
 		} else {
 			assert_int_equal(rd16(x + s->l2 + 2), len - s->l2);
-			assert_int_equal(rd16(x + s->l2 + 4),
-				(0x1234 + i) & 0xffff);
+			assert_int_equal(
+				rd16(x + s->l2 + 4), (0x1234 + i) & 0xffff);
 		}
 		l4_verify(x, len, s->v6, s->l2, s->l4, 6);
 		off += pl;
@@ -243,18 +247,19 @@ one_case(struct ctx *c, struct spec *s)
 	/* the capable port: the very packet, offload metadata and all */
 	assert_int_equal(collect(c, 2, got, 600), 1);
 	assert_true(got[0]->ol_flags &
-		(s->tso ? RTE_MBUF_F_TX_TCP_SEG : RTE_MBUF_F_TX_L4_MASK));
+		    (s->tso ? RTE_MBUF_F_TX_TCP_SEG : RTE_MBUF_F_TX_L4_MASK));
 	assert_true(tl_mbuf_equal(got[0], d, s->len));
 	free_all(got, 1);
 	n = collect(c, 1, got, 600);
 	if (s->tso) {
-		assert_int_equal(n, s->payload ? (s->payload + s->mss - 1) /
-				s->mss : 1);
+		assert_int_equal(
+			n, s->payload ? (s->payload + s->mss - 1) / s->mss : 1);
 		check_segments(got, n, d, s);
-		assert_int_equal(st1.c[VSW_PMD_SW_GSO] - st0.c[VSW_PMD_SW_GSO],
-			1);
-		assert_int_equal(st1.c[VSW_PMD_GSO_EXTRA] -
-				st0.c[VSW_PMD_GSO_EXTRA], n - 1);
+		assert_int_equal(
+			st1.c[VSW_PMD_SW_GSO] - st0.c[VSW_PMD_SW_GSO], 1);
+		assert_int_equal(
+			st1.c[VSW_PMD_GSO_EXTRA] - st0.c[VSW_PMD_GSO_EXTRA],
+			n - 1);
 	} else {
 		const uint8_t *x;
 
@@ -266,8 +271,8 @@ one_case(struct ctx *c, struct spec *s)
 		assert_memory_equal(x + s->l4 + (s->udp ? 8 : 18),
 			d + s->l4 + (s->udp ? 8 : 18),
 			s->len - s->l4 - (s->udp ? 8 : 18));
-		assert_int_equal(st1.c[VSW_PMD_SW_CSUM] - st0.c[VSW_PMD_SW_CSUM],
-			1);
+		assert_int_equal(
+			st1.c[VSW_PMD_SW_CSUM] - st0.c[VSW_PMD_SW_CSUM], 1);
 	}
 	free_all(got, n);
 	check_identity(c);
@@ -280,7 +285,8 @@ test_tso_random(void **state)
 
 	(void)state;
 	for (unsigned i = 0; i < 120; i++) {
-		struct spec s = {.v6 = i & 1, .tso = true,
+		struct spec s = {.v6 = i & 1,
+			.tso = true,
 			.flags = (i & 2) ? 0x19 /* FIN PSH ACK */ : 0x10};
 
 		s.mss = 1 + tl_rand32(&rng) % 3000;
@@ -303,7 +309,8 @@ test_csum_random(void **state)
 
 	(void)state;
 	for (unsigned i = 0; i < 200; i++) {
-		struct spec s = {.v6 = i & 1, .udp = (i >> 1) & 1,
+		struct spec s = {.v6 = i & 1,
+			.udp = (i >> 1) & 1,
 			.payload = tl_rand32(&rng) % 9000};
 
 		one_case(c, &s);

@@ -95,7 +95,7 @@ parse_l3(const struct rte_mbuf *m, struct pkt_hdrs *p)
 		/* a fragment's L4 header is not where csum_start says */
 		if ((ip->fragment_offset &
 			    rte_cpu_to_be_16(RTE_IPV4_HDR_OFFSET_MASK |
-				    RTE_IPV4_HDR_MF_FLAG)) != 0)
+					     RTE_IPV4_HDR_MF_FLAG)) != 0)
 			p->proto = 0;
 	} else if (type == rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV6)) {
 		const struct rte_ipv6_hdr *ip =
@@ -147,8 +147,8 @@ check_csum(const struct vsw_virtio_net_hdr *h, const struct pkt_hdrs *p,
 		return VSW_VIRTQ_STAT_DEQ_DROP_HDR_CSUM_RANGE;
 	if (p->l4_len == 0 || h->csum_start != l4)
 		return VSW_VIRTQ_STAT_DEQ_DROP_HDR_CSUM_L4;
-	if (h->csum_offset != (p->proto == IPPROTO_TCP ? L4_TCP_CSUM_OFF
-						       : L4_UDP_CSUM_OFF))
+	if (h->csum_offset !=
+		(p->proto == IPPROTO_TCP ? L4_TCP_CSUM_OFF : L4_UDP_CSUM_OFF))
 		return VSW_VIRTQ_STAT_DEQ_DROP_HDR_CSUM_L4;
 	return 0;
 }
@@ -192,7 +192,7 @@ vsw_virtq_net_hdr_to_mbuf(const struct vsw_virtio_net_hdr *h,
 	struct rte_mbuf *m, uint64_t features)
 {
 	bool csum = (h->flags & VSW_VIRTIO_NET_HDR_F_NEEDS_CSUM) &&
-		((features >> VSW_VIRTIO_NET_F_CSUM) & 1);
+		    ((features >> VSW_VIRTIO_NET_F_CSUM) & 1);
 	bool gso = h->gso_type != VSW_VIRTIO_NET_HDR_GSO_NONE;
 	struct pkt_hdrs p;
 	int rc;
@@ -255,7 +255,7 @@ vsw_virtq_net_hdr_from_mbuf(const struct rte_mbuf *m,
 		return -1; /* SCTP: not a virtio offload */
 	h->flags = VSW_VIRTIO_NET_HDR_F_NEEDS_CSUM;
 	h->csum_start = start;
-	h->csum_offset =
-		l4 == RTE_MBUF_F_TX_TCP_CKSUM ? L4_TCP_CSUM_OFF : L4_UDP_CSUM_OFF;
+	h->csum_offset = l4 == RTE_MBUF_F_TX_TCP_CKSUM ? L4_TCP_CSUM_OFF
+						       : L4_UDP_CSUM_OFF;
 	return 0;
 }

@@ -64,7 +64,7 @@ static int
 tx_hdr(struct hs_ctx *c, const struct net_hdr *h, uint8_t proto)
 {
 	struct vu_ring *r;
-	uint8_t *buf = vu_ptr(&c->f, VU_SCRATCH);
+	uint8_t *buf;
 	const struct vring_used_elem *e;
 	uint32_t len;
 	uint16_t want;
@@ -75,6 +75,7 @@ tx_hdr(struct hs_ctx *c, const struct net_hdr *h, uint8_t proto)
 		return 1;
 	}
 	r = &c->f.q[TXQ];
+	buf = vu_ptr(&c->f, VU_SCRATCH); /* guest memory exists from here */
 	memcpy(buf, h, sizeof(*h));
 	len = tcp_frame(buf + sizeof(*h), proto);
 	r->vr.desc[HEAD].addr = vu_gpa(&c->f, buf);

@@ -50,11 +50,13 @@ void vsw_pmd_flush(struct vsw_pmd *pmd);
 	X(SUBTABLE_LOOKUPS, "subtable_lookups")                               \
 	X(TX, "tx_packets")                                                   \
 	X(CLONES, "multi_output_clones")                                      \
+	X(GSO_EXTRA, "sw_gso_extra_segments")                                 \
 	X(DROP_NO_RULE, "drop_no_rule")                                       \
 	X(DROP_ACTION, "drop_action")                                         \
 	X(DROP_NO_OUTPUT, "drop_no_output")                                   \
 	X(DROP_PORT_GONE, "drop_port_gone")                                   \
 	X(DROP_VLAN, "drop_vlan_edit")                                        \
+	X(DROP_OFFLOAD, "drop_offload")                                       \
 	X(DROP_TX_UNDELIVERED, "drop_tx_undelivered")                         \
 	X(BATCHES, "output_batches")                                          \
 	X(BATCH_PKTS, "output_batch_packets")                                 \
@@ -65,7 +67,9 @@ void vsw_pmd_flush(struct vsw_pmd *pmd);
 	X(CYCLES_BUSY, "busy_cycles")                                         \
 	X(CYCLES_IDLE, "idle_cycles")                                         \
 	X(SLEEPS, "sleeps")                                                   \
-	X(CYCLES_SLEEP, "sleep_cycles")
+	X(CYCLES_SLEEP, "sleep_cycles")                                       \
+	X(SW_GSO, "sw_gso_packets")                                           \
+	X(SW_CSUM, "sw_csum_packets")
 
 enum vsw_pmd_counter {
 #define VSW_PMD_COUNTER_ENUM(e, s) VSW_PMD_##e,

@@ -39,11 +39,24 @@ struct vsw_vport;
  * concurrently on one queue, and adapters take no lock. rx queues are polled
  * by one PMD at a time.
  */
+/*
+ * tx_offloads(port) (may be NULL: none): the offloads tx_burst accepts
+ * right now, VSW_PORT_OL_* bits. A packet carrying TSO or a partial
+ * checksum (RTE_MBUF_F_TX_TCP_SEG, RTE_MBUF_F_TX_{TCP,UDP}_CKSUM, as a
+ * vhost-user guest sent it) that its destination cannot take is segmented
+ * and/or its checksum completed by the switch before tx_burst
+ * (switch/core/offload.c). Called once per output batch, on the PMD.
+ */
+#define VSW_PORT_OL_CSUM 1u /* partial TCP/UDP checksums (IPv4 and IPv6) */
+#define VSW_PORT_OL_TSO4 2u /* TCP segmentation, IPv4 */
+#define VSW_PORT_OL_TSO6 4u /* TCP segmentation, IPv6 */
+#define VSW_PORT_OL_ALL (VSW_PORT_OL_CSUM | VSW_PORT_OL_TSO4 | VSW_PORT_OL_TSO6)
 struct vsw_port_ops {
 	uint16_t (*rx_burst)(void *port, uint16_t queue,
 		struct rte_mbuf **pkts, uint16_t n);
 	uint16_t (*tx_burst)(void *port, uint16_t queue,
 		struct rte_mbuf **pkts, uint16_t n);
+	uint32_t (*tx_offloads)(void *port);
 };
 
 /* ---- in-memory ring port (tests, benchmarks, internal ports) ---- */
@@ -102,9 +115,12 @@ extern const struct vsw_port_ops vsw_port_vhost_ops;
 
 /* ---- DPDK ethdev port (configured and started by the caller) ---- */
 
-/* tx: what rte_eth_tx_burst took is delivered, the rest is freed. */
+/* tx: what rte_eth_tx_burst took is delivered, the rest is freed.
+ * tx_ol: the VSW_PORT_OL_* the caller enabled on the device's tx queues
+ * (RTE_ETH_TX_OFFLOAD_TCP_TSO / _TCP_CKSUM + _UDP_CKSUM); 0 after init. */
 struct vsw_port_eth {
 	uint16_t port_id;
+	uint32_t tx_ol;
 };
 void vsw_port_eth_init(struct vsw_port_eth *p, uint16_t port_id);
 extern const struct vsw_port_ops vsw_port_eth_ops;

@@ -14,9 +14,10 @@
  * returns after a grace period: when vsw_switch_port_del() or a rule change
  * returns, no PMD still uses the old version.
  *
- * Packet accounting, per PMD: rx + clones = tx + every drop counter
- * (VSW_PMD_DROP_*); "clones" are the extra references made when one packet
- * goes to several ports.
+ * Packet accounting, per PMD: rx + clones + sw_gso_extra_segments = tx +
+ * every drop counter (VSW_PMD_DROP_*); "clones" are the extra references
+ * made when one packet goes to several ports, sw_gso_extra_segments the
+ * packets software segmentation added (k segments of one packet add k - 1).
  */
 #ifndef VSW_SWITCH_H
 #define VSW_SWITCH_H
@@ -45,6 +46,10 @@ struct vsw_switch_config {
 	uint32_t emc_insert_inv_prob; /* 1 = always, N = 1/N, 0 = never */
 	uint32_t mac_entries;         /* MAC table size (power of two) */
 	uint32_t mac_max_age;         /* seconds (in vsw_switch_mac_age units) */
+	/* Mbufs for software segmentation and checksum completion (for a
+	 * destination without the offload a packet carries); NULL: such
+	 * packets are dropped (drop_offload). Must outlive the switch. */
+	struct rte_mempool *seg_pool;
 };
 
 /* Defaults: 1 PMD on lcore 1, 65536 rules, 8192 EMC entries, 1/100. */

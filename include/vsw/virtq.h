@@ -51,6 +51,23 @@ struct rte_mempool;
 #define VSW_VIRTIO_RING_F_INDIRECT_DESC 28
 #define VSW_VIRTIO_RING_F_EVENT_IDX 29
 #define VSW_VIRTIO_F_VERSION_1 32
+/* Offloads (virtio 1.1, 5.1.3): the virtio-net header carries them. */
+#define VSW_VIRTIO_NET_F_CSUM 0        /* guest TX: partial checksums */
+#define VSW_VIRTIO_NET_F_GUEST_CSUM 1  /* guest RX: partial checksums */
+#define VSW_VIRTIO_NET_F_GUEST_TSO4 7
+#define VSW_VIRTIO_NET_F_GUEST_TSO6 8
+#define VSW_VIRTIO_NET_F_HOST_TSO4 11
+#define VSW_VIRTIO_NET_F_HOST_TSO6 12
+/* The header from the guest is read (dequeue) with any of these, */
+#define VSW_VIRTQ_F_DEQ_OFFLOADS                                              \
+	((1ULL << VSW_VIRTIO_NET_F_CSUM) |                                     \
+		(1ULL << VSW_VIRTIO_NET_F_HOST_TSO4) |                         \
+		(1ULL << VSW_VIRTIO_NET_F_HOST_TSO6))
+/* and written for the guest (enqueue) with any of these. */
+#define VSW_VIRTQ_F_ENQ_OFFLOADS                                              \
+	((1ULL << VSW_VIRTIO_NET_F_GUEST_CSUM) |                               \
+		(1ULL << VSW_VIRTIO_NET_F_GUEST_TSO4) |                        \
+		(1ULL << VSW_VIRTIO_NET_F_GUEST_TSO6))
 
 /* One guest memory region: guest physical range -> our virtual address. */
 struct vsw_mem_region {
@@ -88,13 +105,21 @@ struct vsw_mem {
  * SHORT_HDR (first chain smaller than hdr_len; returned with len 0),
  * BUDGET (the burst had read VSW_VIRTQ_BURST_DESCS descriptors: this
  * packet and the rest of the burst; the chains stay posted).
+ * ENQ_DROP_OFFLOAD: the mbuf asks for an offload (TSO, partial checksum)
+ * the guest did not negotiate (the switch segments and completes
+ * checksums for such ports first: this is the guard for a renegotiation
+ * in between).
  * Dequeue: TOO_LARGE (chain bytes > max_pkt_len), NO_MBUF (segment
  * allocation failed mid-chain; when no head mbuf can be had, chains stay
- * posted instead), SHORT_HDR (chain holds hdr_len bytes or fewer).
+ * posted instead), SHORT_HDR (chain holds hdr_len bytes or fewer),
+ * HDR_* (with offloads negotiated, a virtio-net header the packet's own
+ * headers contradict; see vsw_virtq_net_hdr_to_mbuf()).
  * ERR_CHAIN_LEN: more than VSW_VIRTQ_CHAIN_MAX buffer descriptors (a chain
  * longer than its table is ERR_DESC_LOOP). BUDGET_CUT: bursts (either
  * direction) that the descriptor budget stopped early; a dequeue burst
  * leaves the rest of the ring for the next one.
+ * DEQ_GSO_PACKETS / DEQ_CSUM_PARTIAL / ENQ_GSO_PACKETS / ENQ_CSUM_PARTIAL
+ * count offloaded packets among the delivered ones (not a partition).
  */
 #define VSW_VIRTQ_STATS(X)                                                     \
 	X(ENQ_PACKETS, "enq_packets")                                          \
@@ -105,12 +130,19 @@ struct vsw_mem {
 	X(ENQ_DROP_BAD_DESC, "enq_drop_bad_desc")                              \
 	X(ENQ_DROP_BUDGET, "enq_drop_budget")                                  \
 	X(ENQ_DROP_SHORT_HDR, "enq_drop_short_hdr")                            \
+	X(ENQ_DROP_OFFLOAD, "enq_drop_offload")                                \
 	X(DEQ_PACKETS, "deq_packets")                                          \
 	X(DEQ_BYTES, "deq_bytes")                                              \
 	X(DEQ_DROP_BAD_DESC, "deq_drop_bad_desc")                              \
 	X(DEQ_DROP_TOO_LARGE, "deq_drop_too_large")                            \
 	X(DEQ_DROP_NO_MBUF, "deq_drop_no_mbuf")                                \
 	X(DEQ_DROP_SHORT_HDR, "deq_drop_short_hdr")                            \
+	X(DEQ_DROP_HDR_CSUM_RANGE, "deq_drop_hdr_csum_range")                  \
+	X(DEQ_DROP_HDR_CSUM_L4, "deq_drop_hdr_csum_l4")                        \
+	X(DEQ_DROP_HDR_GSO_TYPE, "deq_drop_hdr_gso_type")                      \
+	X(DEQ_DROP_HDR_GSO_SIZE, "deq_drop_hdr_gso_size")                      \
+	X(DEQ_DROP_HDR_LEN, "deq_drop_hdr_len")                                \
+	X(DEQ_DROP_HDR_GSO_TOTAL, "deq_drop_hdr_gso_total")                    \
 	X(ERR_DESC_INDEX, "err_desc_index")                                    \
 	X(ERR_DESC_LOOP, "err_desc_loop")                                      \
 	X(ERR_DESC_ADDR, "err_desc_addr")                                      \
@@ -124,7 +156,11 @@ struct vsw_mem {
 	X(ERR_RING_BROKEN, "err_ring_broken")                                  \
 	X(BUDGET_CUT, "budget_cut")                                            \
 	X(NOTIFY_SENT, "notify_sent")                                          \
-	X(NOTIFY_SUPPRESSED, "notify_suppressed")
+	X(NOTIFY_SUPPRESSED, "notify_suppressed")                              \
+	X(DEQ_GSO_PACKETS, "deq_gso_packets")                                  \
+	X(DEQ_CSUM_PARTIAL, "deq_csum_partial")                                \
+	X(ENQ_GSO_PACKETS, "enq_gso_packets")                                  \
+	X(ENQ_CSUM_PARTIAL, "enq_csum_partial")
 
 enum vsw_virtq_stat {
 #define VSW_VIRTQ_STAT_ENUM(e, s) VSW_VIRTQ_STAT_##e,
@@ -251,6 +287,62 @@ uint16_t vsw_virtq_enqueue_burst(struct vsw_virtq *vq, struct rte_mbuf **pkts,
  */
 uint16_t vsw_virtq_dequeue_burst(struct vsw_virtq *vq, struct rte_mempool *mp,
 	struct rte_mbuf **pkts, uint16_t n);
+
+/*
+ * The virtio-net header (virtio 1.1, 5.1.6), little-endian in guest memory
+ * (VERSION_1; vsw is little-endian only), num_buffers included.
+ */
+#define VSW_VIRTIO_NET_HDR_F_NEEDS_CSUM 1
+#define VSW_VIRTIO_NET_HDR_F_DATA_VALID 2
+#define VSW_VIRTIO_NET_HDR_GSO_NONE 0
+#define VSW_VIRTIO_NET_HDR_GSO_TCPV4 1
+#define VSW_VIRTIO_NET_HDR_GSO_UDP 3
+#define VSW_VIRTIO_NET_HDR_GSO_TCPV6 4
+#define VSW_VIRTIO_NET_HDR_GSO_ECN 0x80
+struct vsw_virtio_net_hdr {
+	uint8_t flags;
+	uint8_t gso_type;
+	uint16_t hdr_len;
+	uint16_t gso_size;
+	uint16_t csum_start;
+	uint16_t csum_offset;
+	uint16_t num_buffers;
+} __attribute__((packed));
+
+/* A GSO frame's IP datagram (IP header + payload) is at most this long,
+ * and it may not make more than VSW_VIRTQ_GSO_SEGS_MAX segments (the
+ * switch segments it in software for ports without TSO: the bound keeps
+ * that work per packet small; Linux TCP with an MSS >= 256 stays under). */
+#define VSW_VIRTQ_GSO_IP_MAX 65535u
+#define VSW_VIRTQ_GSO_SEGS_MAX 256u
+
+/*
+ * Guest -> host: checks h (from the guest, hostile) against m's own
+ * headers (Ethernet, up to two VLAN tags, IPv4 or IPv6 without extension
+ * headers, TCP or UDP) and sets m's offload metadata: NEEDS_CSUM ->
+ * RTE_MBUF_F_TX_{TCP,UDP}_CKSUM with l2/l3_len (the checksum field keeps
+ * the guest's pseudo-header sum, as DPDK's TX convention wants); GSO TCPV4
+ * / TCPV6 -> RTE_MBUF_F_TX_TCP_SEG with l4_len and tso_segsz, plus
+ * RTE_MBUF_F_TX_IPV4/IPV6. features: the negotiated bits (GSO needs
+ * HOST_TSO4/6, NEEDS_CSUM needs CSUM; without them the field is ignored,
+ * as before offloads). Returns 0, or the VSW_VIRTQ_STAT_DEQ_DROP_HDR_*
+ * reason: CSUM_RANGE (csum_start + csum_offset + 2 > pkt_len), CSUM_L4
+ * (NEEDS_CSUM not at the TCP/UDP checksum of the packet), GSO_TYPE
+ * (unknown or ECN type, not negotiated, not the packet's protocols, or
+ * without NEEDS_CSUM), GSO_SIZE (0, or more than GSO_SEGS_MAX segments),
+ * LEN (hdr_len > pkt_len), GSO_TOTAL (IP datagram > GSO_IP_MAX). Reads
+ * nothing past pkt_len. m's data may be chained.
+ */
+int vsw_virtq_net_hdr_to_mbuf(const struct vsw_virtio_net_hdr *h,
+	struct rte_mbuf *m, uint64_t features);
+
+/*
+ * Host -> guest: the header for m's offload metadata (num_buffers left
+ * 0). Returns 0, or -1 when m asks for what features lack (TSO without
+ * GUEST_TSO4/6, a partial checksum without GUEST_CSUM).
+ */
+int vsw_virtq_net_hdr_from_mbuf(const struct rte_mbuf *m,
+	struct vsw_virtio_net_hdr *h, uint64_t features);
 
 /*
  * Translate the start of a guest range. Returns our address of gpa, or NULL

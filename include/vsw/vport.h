@@ -50,6 +50,8 @@ struct vsw_vport_config {
 	uint32_t max_pkt_len; /* passed to vsw_virtq_config; 0 = default */
 	uint32_t max_ring_size; /* power of two <= VSW_VIRTQ_SIZE_MAX; 0 =
 				 * VSW_VPORT_RING_SIZE_DEFAULT */
+	bool no_offloads;     /* do not offer CSUM, GUEST_CSUM, HOST_TSO4/6,
+			       * GUEST_TSO4/6 (they are offered by default) */
 };
 
 /* Defaults for a config: server mode, 1 queue pair, 0660, owner kept. */
@@ -57,7 +59,8 @@ void vsw_vport_config_init(struct vsw_vport_config *cfg);
 
 /*
  * Create a port: register the socket with librte_vhost, offer the feature
- * set (VERSION_1, MRG_RXBUF, INDIRECT_DESC, EVENT_IDX, MQ, PROTOCOL_FEATURES;
+ * set (VERSION_1, MRG_RXBUF, INDIRECT_DESC, EVENT_IDX, MQ, PROTOCOL_FEATURES,
+ * and unless cfg.no_offloads CSUM, GUEST_CSUM, HOST_TSO4/6, GUEST_TSO4/6;
  * protocol features MQ and REPLY_ACK; nothing else) and start it (server:
  * listen, with the configured mode/owner; client: connect, retrying every
  * second until the peer is there and again after each disconnect).
@@ -82,6 +85,12 @@ const char *vsw_vport_name(const struct vsw_vport *port);
 
 /* Queue pairs offered (the config value). */
 uint16_t vsw_vport_queue_pairs(const struct vsw_vport *port);
+
+/* The feature bits the guest negotiated last (0 before the first
+ * connection). Any thread, pollers included: one relaxed load. A
+ * renegotiation may change them between this call and a burst; the virtq
+ * guards that (ENQ_DROP_OFFLOAD). */
+uint64_t vsw_vport_features(const struct vsw_vport *port);
 
 /*
  * Host -> guest on queue pair qp: vsw_virtq_enqueue_burst() on the guest's

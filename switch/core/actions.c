@@ -49,6 +49,7 @@ vlan_push(struct rte_mbuf *m, uint16_t vid)
 	tag[0] = rte_cpu_to_be_16(0x8100);
 	tag[1] = rte_cpu_to_be_16(vid & 0x0fff);
 	memcpy(d + ETH_ADDRS, tag, sizeof(tag));
+	m->l2_len += VLAN_HDR; /* offload metadata follows the headers */
 	return 0;
 }
 
@@ -68,6 +69,8 @@ vlan_strip(struct rte_mbuf *m)
 		return -1;
 	memmove(d + VLAN_HDR, d, ETH_ADDRS);
 	rte_pktmbuf_adj(m, VLAN_HDR);
+	if (m->l2_len >= VLAN_HDR) /* 0: no offload metadata */
+		m->l2_len -= VLAN_HDR;
 	return 0;
 }
 

@@ -24,7 +24,7 @@
 
 static uint16_t
 tx_locked(struct vsw_pmd *pmd, const struct vsw_port *p,
-	struct vsw_out_batch *b)
+	struct vsw_out_batch *b, struct rte_mbuf **pkts, uint16_t n)
 {
 	rte_spinlock_t *l =
 		&pmd->sw->txq_lock[b->port][b->txq % VSW_SWITCH_MAX_PMDS];
@@ -35,36 +35,56 @@ tx_locked(struct vsw_pmd *pmd, const struct vsw_port *p,
 		ctr_add(&pmd->ctr[VSW_PMD_TXQ_CONTENDED], 1);
 		rte_spinlock_lock(l);
 	}
-	sent = p->ops->tx_burst(p->ctx, b->txq, b->pkts, b->n);
+	sent = p->ops->tx_burst(p->ctx, b->txq, pkts, n);
 	rte_spinlock_unlock(l);
 	return sent;
+}
+
+void
+out_tx(struct vsw_pmd *pmd, const struct vsw_port *p, struct vsw_out_batch *b,
+	struct rte_mbuf **pkts, uint16_t n)
+{
+	struct vsw_port_ctr *pc = &pmd->port_ctr[b->port];
+	uint16_t sent;
+
+	if (likely(!b->locked))
+		sent = p->ops->tx_burst(p->ctx, b->txq, pkts, n);
+	else
+		sent = tx_locked(pmd, p, b, pkts, n);
+	if (unlikely(sent > n))
+		sent = n; /* a broken port: never trust past n */
+	ctr_add(&pmd->ctr[VSW_PMD_DROP_TX_UNDELIVERED], n - sent);
+	ctr_add(&pmd->ctr[VSW_PMD_TX], sent);
+	ctr_add(&pmd->ctr[VSW_PMD_BATCHES], 1);
+	ctr_add(&pmd->ctr[VSW_PMD_BATCH_PKTS], n);
+	ctr_add(&pc->tx, sent);
+	ctr_add(&pc->tx_drops, n - sent);
 }
 
 static void
 flush_one(struct vsw_pmd *pmd, struct vsw_out_batch *b)
 {
 	const struct vsw_port *p = pmd->pt->port[b->port];
-	struct vsw_port_ctr *pc = &pmd->port_ctr[b->port];
-	uint16_t n = b->n, sent = 0;
+	uint32_t capa;
 
-	if (likely(p != NULL)) {
-		if (likely(!b->locked))
-			sent = p->ops->tx_burst(p->ctx, b->txq, b->pkts, n);
-		else
-			sent = tx_locked(pmd, p, b);
-		if (unlikely(sent > n))
-			sent = n; /* a broken port: never trust past n */
-		ctr_add(&pmd->ctr[VSW_PMD_DROP_TX_UNDELIVERED], n - sent);
-	} else {
+	if (unlikely(p == NULL)) {
 		/* Not reached while appends check presence; kept safe. */
-		rte_pktmbuf_free_bulk(b->pkts, n);
-		ctr_add(&pmd->ctr[VSW_PMD_DROP_PORT_GONE], n);
+		rte_pktmbuf_free_bulk(b->pkts, b->n);
+		ctr_add(&pmd->ctr[VSW_PMD_DROP_PORT_GONE], b->n);
+		ctr_add(&pmd->ctr[VSW_PMD_BATCHES], 1);
+		ctr_add(&pmd->ctr[VSW_PMD_BATCH_PKTS], b->n);
+		ctr_add(&pmd->port_ctr[b->port].tx_drops, b->n);
+		b->n = 0;
+		return;
 	}
-	ctr_add(&pmd->ctr[VSW_PMD_TX], sent);
-	ctr_add(&pmd->ctr[VSW_PMD_BATCHES], 1);
-	ctr_add(&pmd->ctr[VSW_PMD_BATCH_PKTS], n);
-	ctr_add(&pc->tx, sent);
-	ctr_add(&pc->tx_drops, n - sent);
+	/* Per batch: a port that takes every offload sends as it is; for
+	 * the others, one pass over the flags decides (offload.c). */
+	capa = p->ops->tx_offloads != NULL ? p->ops->tx_offloads(p->ctx) : 0;
+	if (unlikely(capa != VSW_PORT_OL_ALL &&
+		    offload_needed(b->pkts, b->n, capa)))
+		offload_send(pmd, p, b, capa);
+	else
+		out_tx(pmd, p, b, b->pkts, b->n);
 	b->n = 0;
 }
 

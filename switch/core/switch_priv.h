@@ -246,6 +246,17 @@ void out_flush_all(struct vsw_pmd *pmd);
  * to (port, slot) if there is none yet. */
 struct vsw_out_batch *out_batch_find(struct vsw_pmd *pmd, uint16_t port);
 
+/* Send n packets of batch b (its port p and tx queue) and count them. */
+void out_tx(struct vsw_pmd *pmd, const struct vsw_port *p,
+	struct vsw_out_batch *b, struct rte_mbuf **pkts, uint16_t n);
+
+/* offload.c: does any of pkts need an offload capa lacks? */
+bool offload_needed(struct rte_mbuf *const *pkts, uint16_t n, uint32_t capa);
+/* Send batch b to p, segmenting and completing checksums where capa
+ * lacks what a packet needs; empties b. */
+void offload_send(struct vsw_pmd *pmd, const struct vsw_port *p,
+	struct vsw_out_batch *b, uint32_t capa);
+
 /* actions.c: act on a classified burst; res[i] is packet i's rule (struct
  * vsw_sw_rule) or NULL (no rule: dropped and counted). */
 void actions_burst(struct vsw_pmd *pmd, uint16_t in_port,

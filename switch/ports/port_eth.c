@@ -31,13 +31,26 @@ eth_tx_burst(void *port, uint16_t queue, struct rte_mbuf **pkts, uint16_t n)
 	return sent;
 }
 
+/* What the device was configured to do; the rest the switch does. The
+ * mbuf metadata is already in DPDK's TX convention (l2/l3/l4_len,
+ * tso_segsz, pseudo-header sum in the checksum field). */
+static uint32_t
+eth_tx_offloads(void *port)
+{
+	const struct vsw_port_eth *p = port;
+
+	return p->tx_ol;
+}
+
 const struct vsw_port_ops vsw_port_eth_ops = {
 	.rx_burst = eth_rx_burst,
 	.tx_burst = eth_tx_burst,
+	.tx_offloads = eth_tx_offloads,
 };
 
 void
 vsw_port_eth_init(struct vsw_port_eth *p, uint16_t port_id)
 {
 	p->port_id = port_id;
+	p->tx_ol = 0;
 }

@@ -52,9 +52,28 @@ vhost_tx_burst(void *port, uint16_t queue, struct rte_mbuf **pkts,
 	return sent;
 }
 
+/* The guest's receive offloads, from what it negotiated last (a guest
+ * renegotiating in between is caught by the virtq: ENQ_DROP_OFFLOAD). */
+static uint32_t
+vhost_tx_offloads(void *port)
+{
+	const struct vsw_port_vhost *p = port;
+	uint64_t f = vsw_vport_features(p->vport);
+
+	if (!((f >> VSW_VIRTIO_NET_F_GUEST_CSUM) & 1))
+		return 0; /* GUEST_TSO* needs GUEST_CSUM (virtio 1.1 5.1.3.1) */
+	return (((f >> VSW_VIRTIO_NET_F_GUEST_CSUM) & 1) ? VSW_PORT_OL_CSUM
+							  : 0) |
+		(((f >> VSW_VIRTIO_NET_F_GUEST_TSO4) & 1) ? VSW_PORT_OL_TSO4
+							   : 0) |
+		(((f >> VSW_VIRTIO_NET_F_GUEST_TSO6) & 1) ? VSW_PORT_OL_TSO6
+							   : 0);
+}
+
 const struct vsw_port_ops vsw_port_vhost_ops = {
 	.rx_burst = vhost_rx_burst,
 	.tx_burst = vhost_tx_burst,
+	.tx_offloads = vhost_tx_offloads,
 };
 
 void

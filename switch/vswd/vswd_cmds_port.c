@@ -7,6 +7,7 @@
  *   port-add NAME vhost-user [mode=server|client] [path=SOCK] [queues=N]
  *                            [sock-mode=OCTAL] [owner=UID] [group=GID]
  *                            [max-ring-size=N]
+ *                            [offloads=on|off]
  *   port-add NAME dpdk devargs=DEVARGS [queues=N]
  */
 #include <errno.h>
@@ -97,6 +98,10 @@ parse_option(const char *opt, struct vswd_port_args *a)
 		if (!parse_ulong(v, 10, VSW_VPORT_QUEUE_PAIRS_MAX, &n) || !n)
 			return "queues must be 1..16";
 		a->queues = (uint16_t)n;
+	} else if (KEY("offloads") && a->type == VSWD_PORT_VHOST) {
+		if (strcmp(v, "on") != 0 && strcmp(v, "off") != 0)
+			return "offloads must be on or off";
+		a->no_offloads = strcmp(v, "off") == 0;
 	} else if (KEY("sock-mode") && a->type == VSWD_PORT_VHOST) {
 		if (!parse_ulong(v, 8, 0777, &n) || n == 0)
 			return "sock-mode must be octal 1..0777";
@@ -340,6 +345,18 @@ vhost_retries(const struct vswd_port *p)
 	return sum;
 }
 
+/* "csum+tso4+tso6", "csum", "nothing": which offloads a direction has. */
+static const char *
+offloads_text(uint64_t f, unsigned csum, unsigned tso4, unsigned tso6)
+{
+	static const char *const text[8] = {"nothing", "csum", "tso4",
+		"csum+tso4", "tso6", "csum+tso6", "tso4+tso6",
+		"csum+tso4+tso6"};
+
+	return text[((f >> csum) & 1) | (((f >> tso4) & 1) << 1) |
+		(((f >> tso6) & 1) << 2)];
+}
+
 static void
 show_port_text(struct vswd_port *p, const struct vsw_port_stats *ps,
 	const struct vsw_vport_info *vi, const uint64_t *vs,
@@ -362,6 +379,13 @@ show_port_text(struct vswd_port *p, const struct vsw_port_stats *ps,
 		"features 0x%" PRIx64 "; connects %" PRIu64 "; max ring size "
 		"%u\n", p->queues, vi->queues_live, vi->features, vi->connects,
 		p->max_ring_size);
+	vsw_ctl_reply_printf(r, "  offloads: %s; guest sends %s, receives %s\n",
+		p->no_offloads ? "off" : "offered",
+		offloads_text(vi->features, VSW_VIRTIO_NET_F_CSUM,
+			VSW_VIRTIO_NET_F_HOST_TSO4, VSW_VIRTIO_NET_F_HOST_TSO6),
+		offloads_text(vi->features, VSW_VIRTIO_NET_F_GUEST_CSUM,
+			VSW_VIRTIO_NET_F_GUEST_TSO4,
+			VSW_VIRTIO_NET_F_GUEST_TSO6));
 	vsw_ctl_reply_printf(r, "  vhost-user: disconnects %" PRIu64
 		", messages rejected %" PRIu64 " (for an fd %" PRIu64
 		"), vring set-up errors %" PRIu64 ", interrupts failed %"
@@ -404,13 +428,15 @@ show_port_json(struct vswd_port *p, const struct vsw_port_stats *ps,
 			", \"mem_faults\": %" PRIu64
 			", \"mem_unsealed\": %u"
 			", \"tx_retries\": %" PRIu64
-			", \"tx_retries_max\": %u, \"virtq\": {",
+			", \"tx_retries_max\": %u, \"offloads\": %s"
+			", \"virtq\": {",
 			p->queues, p->max_ring_size, vi->queues_live,
 			vi->features, vi->connects,
 			vi->disconnects, vi->msg_rejected, vi->fd_rejected,
 			vi->queue_errors, vi->call_failed, vi->mem_faults,
 			vi->mem_unsealed, vhost_retries(p),
-			vsw_port_vhost_tx_retries_max(&p->vhost));
+			vsw_port_vhost_tx_retries_max(&p->vhost),
+			p->no_offloads ? "false" : "true");
 		for (int s = 0; s < VSW_VIRTQ_STAT__MAX; s++)
 			vsw_ctl_reply_printf(r, "%s\"%s\": %" PRIu64,
 				s ? ", " : "",

@@ -36,6 +36,7 @@ vswd_dp_start(struct vswd *d)
 		return -1;
 	}
 	vsw_switch_config_init(&cfg);
+	cfg.seg_pool = d->pool; /* software segmentation: same mbufs */
 	cfg.n_pmds = 0;
 	RTE_LCORE_FOREACH_WORKER(lcore) {
 		if (cfg.n_pmds == VSW_SWITCH_MAX_PMDS)

@@ -75,9 +75,9 @@ static bool
 is_drop_stat(int s)
 {
 	return (s >= VSW_VIRTQ_STAT_ENQ_DROP_RING_FULL &&
-			s <= VSW_VIRTQ_STAT_ENQ_DROP_SHORT_HDR) ||
+			s <= VSW_VIRTQ_STAT_ENQ_DROP_OFFLOAD) ||
 		(s >= VSW_VIRTQ_STAT_DEQ_DROP_BAD_DESC &&
-			s <= VSW_VIRTQ_STAT_DEQ_DROP_SHORT_HDR);
+			s <= VSW_VIRTQ_STAT_DEQ_DROP_HDR_GSO_TOTAL);
 }
 
 static bool

@@ -35,6 +35,8 @@ vhost_open(struct vswd *d, struct vswd_port *p,
 	cfg.name = p->name;
 	cfg.client = a->client;
 	cfg.queue_pairs = a->queues;
+	cfg.no_offloads = a->no_offloads;
+	p->no_offloads = a->no_offloads;
 	if (a->path[0] != '\0')
 		snprintf(p->path, sizeof(p->path), "%s", a->path);
 	else

@@ -68,6 +68,7 @@ struct vswd_port_args {
 	char path[108];       /* vhost-user socket; "" = RUN_DIR/NAME.sock */
 	char devargs[256];    /* dpdk */
 	uint16_t queues;      /* queue pairs */
+	bool no_offloads;     /* vhost-user: offloads=off */
 	uint32_t sock_mode;   /* 0 = default 0660 */
 	uid_t owner;
 	gid_t group;
@@ -80,6 +81,7 @@ struct vswd_port {
 	char path[256];       /* socket path or ethdev name */
 	uint16_t port_no;     /* the switch's number */
 	uint16_t queues;
+	bool no_offloads;     /* vhost-user: offloads=off at port-add */
 	uint16_t eth_port;
 	uint32_t max_ring_size; /* vhost-user: the cap in force */
 	struct vsw_vport *vport;

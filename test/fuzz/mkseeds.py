@@ -357,4 +357,43 @@ for tgt, dirflag in (('virtq_dequeue', 0), ('virtq_enqueue', W)):
     for name, data in s.items():
         out(tgt, name, data)
 
+# --- net_hdr: virtio-net header (12 B), features byte (1 CSUM, 2 TSO4,
+# 4 TSO6), segment count, 3 cut bytes, then the packet --------------------
+def nh_frame(ipv, proto, payload, vlan=False):
+    eth = b'\x02' * 6 + b'\x0a' * 6 + (b'\x81\x00\x00\x07' if vlan else b'')
+    l4 = (struct.pack('>HHIIBBHHH', 1000, 80, 1, 0, 0x50, 0x10, 65535, 0, 0)
+          if proto == 6 else struct.pack('>HHHH', 53, 53, 8 + payload, 0))
+    body = l4 + bytes(i * 7 % 256 for i in range(payload))
+    if ipv == 4:
+        ip = struct.pack('>BBHHHBBH4s4s', 0x45, 0, 20 + len(body), 1, 0, 64,
+                         proto, 0, b'\x0a\0\0\x01', b'\x0a\0\0\x02')
+        return eth + b'\x08\x00' + ip + body, len(eth) + 2 + 20
+    ip = struct.pack('>IHBB16s16s', 0x60000000, len(body), proto, 64,
+                     b'\xfd' + b'\0' * 15, b'\xfd' + b'\0' * 14 + b'\x02')
+    return eth + b'\x86\xdd' + ip + body, len(eth) + 2 + 40
+
+
+def nh(flags, gso, hdr_len, gso_size, start, off, feat, segs, pkt):
+    return struct.pack('<BBHHHHH', flags, gso, hdr_len, gso_size, start,
+                       off, 0) + bytes([feat, segs, 30, 60, 90]) + pkt
+
+
+f4, l4_4 = nh_frame(4, 6, 3000)
+f6, l4_6 = nh_frame(6, 6, 3000, vlan=True)
+u4, l4_u = nh_frame(4, 17, 0)
+NH = {
+    'tso4': nh(1, 1, l4_4 + 20, 1448, l4_4, 16, 7, 0, f4),
+    'tso6-vlan-3segs': nh(1, 4, l4_6 + 20, 1440, l4_6, 16, 7, 2, f6),
+    'csum-udp-at-limit': nh(1, 0, 0, 0, l4_u, 6, 1, 0, u4),
+    'csum-range-len-plus-1': nh(1, 0, 0, 0, l4_u, 7, 1, 1, u4),
+    'csum-wrap': nh(1, 0, 0, 0, 0xffff, 0xffff, 1, 0, u4),
+    'gso-size-0': nh(1, 1, 0, 0, l4_4, 16, 7, 0, f4),
+    'hdr-len-plus-1': nh(1, 1, len(f4) + 1, 1448, l4_4, 16, 7, 0, f4),
+    'tso6-on-ipv4': nh(1, 4, 0, 1448, l4_4, 16, 7, 0, f4),
+    'gso-no-csum': nh(0, 1, 0, 1448, l4_4, 16, 7, 0, f4),
+    'not-negotiated': nh(1, 1, 0, 1448, l4_4 + 1, 16, 0, 0, f4),
+}
+for name, data in NH.items():
+    out('net_hdr', name, data)
+
 print('seeds written under', os.path.join(HERE, 'corpus'), file=sys.stderr)

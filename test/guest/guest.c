@@ -473,7 +473,7 @@ tg_rx_recv(struct tg_vq *q, uint8_t *out, uint32_t cap, uint16_t *nbufs)
 	if (q->hdr_len == 12)
 		n = (uint16_t)(hdr[10] | hdr[11] << 8);
 	*nbufs = n;
-	for (i = 0; i < 10; i++)
+	for (i = 0; i < 10 && !(q->features & VSW_VIRTQ_F_ENQ_OFFLOADS); i++)
 		if (hdr[i] != 0)
 			return -2; /* no offloads negotiated: all zero */
 	if (n == 0 || (n > 1 && !(q->features &

@@ -35,6 +35,8 @@ extern const struct hs_scenario hs_budget_scenarios[];
 extern const size_t hs_n_budget;
 extern const struct hs_scenario hs_mem_scenarios[];
 extern const size_t hs_n_mem;
+extern const struct hs_scenario hs_hdr_scenarios[];
+extern const size_t hs_n_hdr;
 
 void hs_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void hs_sleep_ms(int ms);

@@ -261,6 +261,9 @@ find(const char *name)
 	for (i = 0; i < hs_n_mem; i++)
 		if (strcmp(hs_mem_scenarios[i].name, name) == 0)
 			return &hs_mem_scenarios[i];
+	for (i = 0; i < hs_n_hdr; i++)
+		if (strcmp(hs_hdr_scenarios[i].name, name) == 0)
+			return &hs_hdr_scenarios[i];
 	return NULL;
 }
 
@@ -286,6 +289,9 @@ list(void)
 	for (i = 0; i < hs_n_mem; i++)
 		printf("%s\t%s\t%s\n", hs_mem_scenarios[i].name,
 			hs_mem_scenarios[i].counters, hs_mem_scenarios[i].what);
+	for (i = 0; i < hs_n_hdr; i++)
+		printf("%s\t%s\t%s\n", hs_hdr_scenarios[i].name,
+			hs_hdr_scenarios[i].counters, hs_hdr_scenarios[i].what);
 }
 
 int

@@ -37,7 +37,12 @@ ports; the guest enables one pair of two. It checks the wanted behaviour
 
 Exit 77 (skipped) when qemu-system-x86_64 is not installed.
 
-usage: qemu_guests.py --build BUILD_DIR [--case default|mq-subset]
+--case offload (issue 12, part 2): nic0 of both guests negotiates CSUM and
+TSO (frames up to 64 KiB cross vswd whole), guest b's nic1 has every
+offload off in QEMU (vswd segments and checksums for it); TCP both ways
+with md5 on each pair, and vswd's counters say which path was taken.
+
+usage: qemu_guests.py --build BUILD_DIR [--case default|mq-subset|offload]
                       [--mib N] [--vswd-nice N] [--keep]
 """
 import argparse
@@ -283,10 +288,85 @@ def case_mq_subset(rig, args):
     print(rig.vswd.ctl("port-show"))
 
 
+# ---- issue 12 part 2: checksum/TSO offloads ----
+
+# QEMU's device options that take every offload away from one NIC
+NO_OFFLOADS = ("csum=off,guest_csum=off,host_tso4=off,host_tso6=off,"
+               "guest_tso4=off,guest_tso6=off")
+
+
+def case_offload(rig, args):
+    """Both guests negotiate the offloads on nic0 (TSO frames cross vswd
+    whole); guest b's nic1 has none (QEMU device options), so vswd segments
+    and checksums what a's nic1 sends it. TCP both ways with md5 on each
+    pair; vswd's counters show which path the frames took."""
+    rig.start_vswd(["# offload: nic0 both offloading, b's nic1 not"] +
+                   ["port-add %s%d vhost-user" % (n, i) for i in (0, 1)
+                    for n in NAMES] + ["flow-add priority=0,actions=normal"])
+    for gi, n in enumerate(NAMES):
+        for ni in (0, 1):
+            rig.ports[(gi, ni)] = "%s%d" % (n, ni)
+
+    def nics(gi):
+        return [Nic(os.path.join(rig.run, "%s%d.sock" % (NAMES[gi], ni)),
+                    MAC % (gi + 1, ni), "169.254.%d.%d/24" % (4 + ni, gi + 1),
+                    1500, dev_opts=NO_OFFLOADS if (gi, ni) == (1, 1) else "")
+                for ni in (0, 1)]
+    rig.boot(nics)
+    rig.vswd.wait_up(list(rig.ports.values()), 2, timeout=60)
+    a, b = rig.guests
+    feats = {n: p["features"] for n, p in rig.vswd.ports().items()}
+    gso_bits = (1 << 7) | (1 << 11)  # GUEST_TSO4, HOST_TSO4
+    for n, f in sorted(feats.items()):
+        print("offload: %s features 0x%x" % (n, f))
+    rig.c.check(all(feats[n] & gso_bits == gso_bits for n in
+                    ("a0", "b0", "a1")) and feats["b1"] & gso_bits == 0,
+                "offload: TSO negotiated on a0, b0, a1, not on b1")
+
+    def ping_pin():
+        for ni in (0, 1):
+            ping(a, b.nics[ni].ip, 3, tag="offload-ping")
+            ping(b, a.nics[ni].ip, 3, tag="offload-ping")
+            pin_neighbours(rig, MODES[ni])
+    rig.scenario("offload-ping", ping_pin)
+    for ni, tag in ((0, "offload-tso-through"), (1, "offload-sw-gso")):
+        v0 = rig.vswd.snapshot()
+        rig.scenario(tag, lambda: (tcp(rig, a, b, ni, args.mib, tag),
+                                   tcp(rig, b, a, ni, args.mib, tag)))
+        x = snap_delta(rig.vswd.snapshot(), v0)
+        p, pmd = x["ports"], x["pmd"]
+        print("%s: a%d deq_gso %d csum %d | b%d enq_gso %d | b%d deq_gso %d"
+              " | sw_gso %d (+%d segments) sw_csum %d drop_offload %d" % (
+                  tag, ni, p["a%d" % ni]["deq_gso_packets"],
+                  p["a%d" % ni]["deq_csum_partial"], ni,
+                  p["b%d" % ni]["enq_gso_packets"], ni,
+                  p["b%d" % ni]["deq_gso_packets"],
+                  pmd.get("sw_gso_packets", 0),
+                  pmd.get("sw_gso_extra_segments", 0),
+                  pmd.get("sw_csum_packets", 0),
+                  pmd.get("drop_offload", 0)))
+        rig.c.check(p["a%d" % ni]["deq_gso_packets"] > 0,
+                    "%s: a sent TSO frames" % tag)
+        rig.c.check(pmd.get("drop_offload", 0) == 0,
+                    "%s: no offload drops" % tag)
+        if ni == 0:
+            rig.c.check(p["b0"]["enq_gso_packets"] > 0 and
+                        p["a0"]["enq_gso_packets"] > 0,
+                        "%s: both receivers got GSO frames whole" % tag)
+            rig.c.check(pmd.get("sw_gso_packets", 0) == 0,
+                        "%s: no software segmentation" % tag)
+        else:
+            rig.c.check(p["b1"]["enq_gso_packets"] == 0 and
+                        p["b1"]["deq_gso_packets"] == 0,
+                        "%s: b1 neither got nor sent GSO frames" % tag)
+            rig.c.check(pmd.get("sw_gso_packets", 0) > 0,
+                        "%s: vswd segmented for b1" % tag)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--build", required=True)
-    ap.add_argument("--case", choices=("default", "mq-subset"),
+    ap.add_argument("--case", choices=("default", "mq-subset", "offload"),
                     default="default")
     ap.add_argument("--modes", default="server,client",
                     help="vhost-user modes of vswd's ports to test")
@@ -310,6 +390,8 @@ def main():
     try:
         if args.case == "mq-subset":
             case_mq_subset(rig, args)
+        elif args.case == "offload":
+            case_offload(rig, args)
         else:
             case_default(rig, args)
         rig.stop()

@@ -44,6 +44,7 @@ ctx_new(unsigned n_pmds, unsigned n_ports, uint32_t emc_inv_prob)
 	cfg.emc_insert_inv_prob = emc_inv_prob;
 	cfg.mac_max_age = 10;
 	cfg.mac_entries = harness_mac_entries;
+	cfg.seg_pool = pool; /* software segmentation (test_offload) */
 	c->sw = vsw_switch_create(&cfg);
 	assert_non_null(c->sw);
 	c->n_ports = n_ports;
@@ -212,7 +213,8 @@ check_identity(struct ctx *c)
 		pmd_stats(c, i, &s);
 		for (d = VSW_PMD_DROP_FIRST; d <= VSW_PMD_DROP_LAST; d++)
 			drops += s.c[d];
-		assert_int_equal(s.c[VSW_PMD_RX] + s.c[VSW_PMD_CLONES],
+		assert_int_equal(s.c[VSW_PMD_RX] + s.c[VSW_PMD_CLONES] +
+				s.c[VSW_PMD_GSO_EXTRA],
 			s.c[VSW_PMD_TX] + drops);
 		rx += s.c[VSW_PMD_RX];
 		tx += s.c[VSW_PMD_TX];

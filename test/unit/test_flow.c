@@ -778,6 +778,89 @@ test_random_packets(void **state)
 	}
 }
 
+/* Ones' complement sum of n bytes, big-endian words (the test's own). */
+static uint32_t
+ocsum(const uint8_t *p, uint32_t n, uint32_t sum)
+{
+	uint32_t i;
+
+	for (i = 0; i + 1 < n; i += 2)
+		sum += (uint32_t)(p[i] << 8 | p[i + 1]);
+	if (n & 1)
+		sum += (uint32_t)p[n - 1] << 8;
+	while (sum >> 16)
+		sum = (sum & 0xffff) + (sum >> 16);
+	return sum;
+}
+
+/*
+ * A packet whose TCP/UDP checksum is partial (the pseudo-header sum a
+ * guest leaves with NEEDS_CSUM) and carries offload metadata (TSO or
+ * partial checksum flags, l2/l3/l4_len) has the same key as the complete
+ * one, and as one with a garbage checksum: the classifier never reads
+ * checksums or offload metadata (issue #12).
+ */
+static void
+test_partial_csum_same_key(void **state)
+{
+	unsigned iter;
+
+	(void)state;
+	for (iter = 0; iter < 400; iter++) {
+		bool v6 = iter & 1, tcp = (iter >> 1) & 1, vlan = (iter >> 2) & 1;
+		uint8_t proto = tcp ? 6 : 17;
+		uint32_t l4, l2 = vlan ? 18 : 14, ck_at, sum, i;
+		struct vsw_flow_key k[3];
+		struct chain c[3];
+		struct pb b;
+
+		pb_init(&b);
+		pb_eth(&b, vlan ? 0x8100 : (v6 ? 0x86dd : 0x0800));
+		if (vlan)
+			pb_vlan(&b, (uint16_t)(rnd() & 0xfff),
+				v6 ? 0x86dd : 0x0800);
+		if (v6)
+			pb_ipv6(&b, proto, 0, 64, (uint8_t)rnd());
+		else
+			pb_ipv4(&b, proto, rnd(), rnd(), 0, 64, 0, 0);
+		l4 = b.len;
+		if (tcp)
+			pb_tcp(&b, (uint16_t)rnd(), (uint16_t)rnd(), 0x18);
+		else
+			pb_ports(&b, 8, (uint16_t)rnd(), (uint16_t)rnd());
+		pb_payload(&b, 1 + rnd() % 300);
+		pb_finish(&b);
+		ck_at = l4 + (tcp ? 16 : 6);
+		/* the pseudo-header sum: addresses, protocol, L4 length */
+		sum = v6 ? ocsum(b.d + l2 + 8, 32, 0)
+			 : ocsum(b.d + l2 + 12, 8, 0);
+		sum = ocsum((const uint8_t[]){0, proto,
+				    (uint8_t)((b.len - l4) >> 8),
+				    (uint8_t)(b.len - l4)}, 4, sum);
+		b.d[ck_at] = (uint8_t)(sum >> 8);
+		b.d[ck_at + 1] = (uint8_t)sum;
+		chain_build(&c[1], b.d, b.len, NULL, 0); /* partial */
+		i = ~ocsum(b.d + l4, b.len - l4, 0) & 0xffff;
+		b.d[ck_at] = (uint8_t)(i >> 8);
+		b.d[ck_at + 1] = (uint8_t)i;
+		chain_build(&c[0], b.d, b.len, NULL, 0); /* complete */
+		b.d[ck_at] ^= (uint8_t)(1 + rnd() % 255);
+		chain_build(&c[2], b.d, b.len, NULL, 0); /* wrong */
+		c[1].m[0].ol_flags = (v6 ? RTE_MBUF_F_TX_IPV6 : RTE_MBUF_F_TX_IPV4) |
+			(tcp ? RTE_MBUF_F_TX_TCP_CKSUM : RTE_MBUF_F_TX_UDP_CKSUM);
+		c[1].m[0].l2_len = l2;
+		c[1].m[0].l3_len = l4 - l2;
+		c[2].m[0].ol_flags = RTE_MBUF_F_TX_TCP_SEG | RTE_MBUF_F_TX_IPV4;
+		c[2].m[0].tso_segsz = 1448;
+		for (i = 0; i < 3; i++) {
+			vsw_flow_extract(&c[i].m[0], IN_PORT, &k[i]);
+			chain_free(&c[i]);
+		}
+		assert_memory_equal(&k[0], &k[1], sizeof(k[0]));
+		assert_memory_equal(&k[0], &k[2], sizeof(k[0]));
+	}
+}
+
 int
 main(void)
 {
@@ -789,6 +872,7 @@ main(void)
 		cmocka_unit_test(test_arp_l2),
 		cmocka_unit_test(test_malformed),
 		cmocka_unit_test(test_random_packets),
+		cmocka_unit_test(test_partial_csum_same_key),
 	};
 
 	tl_rng_init(&rng, "test_flow", 0x9e3779b97f4a7c15ull);

@@ -75,5 +75,6 @@ int fx_pool_setup(void **state);
 int fx_pool_teardown(void **state);
 
 int test_virtq_hostile_run(void);
+int test_net_hdr_run(void); /* test_net_hdr.c */
 
 #endif /* VSW_TEST_VIRTQ_H */

@@ -230,6 +230,39 @@ vhu_get_u64(int fd, uint32_t request)
 	return msg.u64;
 }
 
+/* offloads off: the offer is exactly the set before offloads existed */
+static void
+test_offer_no_offloads(void **state)
+{
+	struct sockaddr_un sun = {.sun_family = AF_UNIX};
+	const uint64_t want = (1ULL << VIRTIO_F_VERSION_1) |
+			      (1ULL << VIRTIO_NET_F_MRG_RXBUF) |
+			      (1ULL << VIRTIO_RING_F_INDIRECT_DESC) |
+			      (1ULL << VIRTIO_RING_F_EVENT_IDX) |
+			      (1ULL << VIRTIO_NET_F_MQ) |
+			      (1ULL << VHOST_USER_F_PROTOCOL_FEATURES);
+	struct timeval tv = {.tv_sec = 5};
+	struct vsw_vport_config cfg;
+	struct vsw_vport *p = NULL;
+	char path[108];
+	int fd;
+
+	(void)state;
+	sock_path(path, sizeof(path), "nooffl.sock");
+	vsw_vport_config_init(&cfg);
+	cfg.path = path;
+	cfg.no_offloads = true;
+	assert_int_equal(vsw_vport_create(&cfg, &p), 0);
+	fd = socket(AF_UNIX, SOCK_STREAM, 0);
+	assert_true(fd >= 0);
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	memcpy(sun.sun_path, path, strlen(path) + 1);
+	assert_int_equal(connect(fd, (struct sockaddr *)&sun, sizeof(sun)), 0);
+	assert_int_equal(vhu_get_u64(fd, 1 /* GET_FEATURES */), want);
+	close(fd);
+	vsw_vport_destroy(p);
+}
+
 static void
 test_protocol_offer(void **state)
 {
@@ -239,7 +272,13 @@ test_protocol_offer(void **state)
 			      (1ULL << VIRTIO_RING_F_INDIRECT_DESC) |
 			      (1ULL << VIRTIO_RING_F_EVENT_IDX) |
 			      (1ULL << VIRTIO_NET_F_MQ) |
-			      (1ULL << VHOST_USER_F_PROTOCOL_FEATURES);
+			      (1ULL << VHOST_USER_F_PROTOCOL_FEATURES) |
+			      (1ULL << VIRTIO_NET_F_CSUM) |
+			      (1ULL << VIRTIO_NET_F_GUEST_CSUM) |
+			      (1ULL << VIRTIO_NET_F_HOST_TSO4) |
+			      (1ULL << VIRTIO_NET_F_HOST_TSO6) |
+			      (1ULL << VIRTIO_NET_F_GUEST_TSO4) |
+			      (1ULL << VIRTIO_NET_F_GUEST_TSO6);
 	struct timeval tv = {.tv_sec = 5};
 	struct vsw_vport_info info;
 	struct vsw_vport *p;
@@ -284,6 +323,7 @@ main(void)
 		cmocka_unit_test(test_server_path_occupied),
 		cmocka_unit_test(test_not_ready_counted),
 		cmocka_unit_test(test_protocol_offer),
+		cmocka_unit_test(test_offer_no_offloads),
 		cmocka_unit_test(test_vport_guest_resume),
 	};
 	int rc;

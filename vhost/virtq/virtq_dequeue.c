@@ -55,11 +55,13 @@ deq_align_head(struct rte_mbuf *m, const uint8_t *src, uint8_t **dst,
 
 /*
  * Copies one chain's frame into m (a fresh head). Returns 0, or the
- * DEQ_DROP_* counter; a bad descriptor also sets *why (ERR_*).
+ * DEQ_DROP_* counter; a bad descriptor also sets *why (ERR_*). With offl
+ * (constant per burst) the virtio-net header is kept in *hdr.
  */
 static __rte_always_inline int
 dequeue_chain(struct vsw_virtq *vq, struct rte_mempool *mp,
-	struct rte_mbuf *m, uint16_t head, enum vsw_virtq_stat *why)
+	struct rte_mbuf *m, uint16_t head, enum vsw_virtq_stat *why,
+	bool offl, uint8_t *hdr)
 {
 	struct rte_mbuf *seg = m;
 	uint8_t *dst = rte_pktmbuf_mtod(m, uint8_t *);
@@ -81,6 +83,8 @@ dequeue_chain(struct vsw_virtq *vq, struct rte_mempool *mp,
 		if (unlikely(skip != 0)) {
 			uint32_t k = RTE_MIN(skip, len);
 
+			if (offl)
+				memcpy(hdr + (vq->hdr_len - skip), src, k);
 			skip -= k;
 			src += k;
 			len -= k;
@@ -155,10 +159,26 @@ alloc_heads(struct rte_mempool *mp, struct rte_mbuf **pkts, uint16_t n)
 	return i;
 }
 
-uint16_t
-vsw_virtq_dequeue_burst(struct vsw_virtq *vq, struct rte_mempool *mp,
-	struct rte_mbuf **pkts, uint16_t n)
+/* With offl: the header's offload fields checked and mapped (once). */
+static __rte_always_inline int
+dequeue_offload(struct vsw_virtq *vq, struct rte_mbuf *m,
+	const struct vsw_virtio_net_hdr *h, uint64_t *gso, uint64_t *csum)
 {
+	int rc = vsw_virtq_net_hdr_to_mbuf(h, m, vq->features);
+
+	*gso += (m->ol_flags & RTE_MBUF_F_TX_TCP_SEG) != 0;
+	*csum += (m->ol_flags & RTE_MBUF_F_TX_L4_MASK) != 0;
+	return rc;
+}
+
+/* offl is constant per call site: two specialisations, no per-packet
+ * test of the features. */
+static __rte_always_inline uint16_t
+dequeue_burst(struct vsw_virtq *vq, struct rte_mempool *mp,
+	struct rte_mbuf **pkts, uint16_t n, bool offl)
+{
+	struct vsw_virtio_net_hdr h;
+	uint64_t gso = 0, csum = 0;
 	enum vsw_virtq_stat why = VSW_VIRTQ_STAT__MAX;
 	uint64_t bytes = 0;
 	uint16_t i, count, out = 0;
@@ -194,7 +214,9 @@ vsw_virtq_dequeue_burst(struct vsw_virtq *vq, struct rte_mempool *mp,
 			break;
 		}
 		vq->last_avail_idx++;
-		rc = dequeue_chain(vq, mp, m, head, &why);
+		rc = dequeue_chain(vq, mp, m, head, &why, offl, (uint8_t *)&h);
+		if (offl && rc == 0)
+			rc = dequeue_offload(vq, m, &h, &gso, &csum);
 		virtq_shadow_push(vq, head, 0);
 		if (likely(rc == 0)) {
 			bytes += m->pkt_len;
@@ -207,6 +229,33 @@ vsw_virtq_dequeue_burst(struct vsw_virtq *vq, struct rte_mempool *mp,
 		rte_pktmbuf_free_bulk(&pkts[out], count - out);
 	virtq_count(vq, VSW_VIRTQ_STAT_DEQ_PACKETS, out);
 	virtq_count(vq, VSW_VIRTQ_STAT_DEQ_BYTES, bytes);
+	if (offl) {
+		virtq_count(vq, VSW_VIRTQ_STAT_DEQ_GSO_PACKETS, gso);
+		virtq_count(vq, VSW_VIRTQ_STAT_DEQ_CSUM_PARTIAL, csum);
+	}
 	virtq_flush_used(vq);
 	return out;
+}
+
+static __rte_noinline uint16_t
+dequeue_burst_plain(struct vsw_virtq *vq, struct rte_mempool *mp,
+	struct rte_mbuf **pkts, uint16_t n)
+{
+	return dequeue_burst(vq, mp, pkts, n, false);
+}
+
+static __rte_noinline uint16_t
+dequeue_burst_offl(struct vsw_virtq *vq, struct rte_mempool *mp,
+	struct rte_mbuf **pkts, uint16_t n)
+{
+	return dequeue_burst(vq, mp, pkts, n, true);
+}
+
+uint16_t
+vsw_virtq_dequeue_burst(struct vsw_virtq *vq, struct rte_mempool *mp,
+	struct rte_mbuf **pkts, uint16_t n)
+{
+	if (vq->features & VSW_VIRTQ_F_DEQ_OFFLOADS)
+		return dequeue_burst_offl(vq, mp, pkts, n);
+	return dequeue_burst_plain(vq, mp, pkts, n);
 }

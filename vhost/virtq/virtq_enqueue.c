@@ -115,12 +115,34 @@ enq_note_nb(struct enq_pkt *p, uint8_t *dst, uint32_t k)
 }
 
 /*
+ * The header's offload fields from m (offl: the guest negotiated some);
+ * ENQ_OK, or ENQ_DROP_OFFLOAD for what the guest cannot take (the switch
+ * segments for such ports; this guards a renegotiation in between).
+ */
+static __rte_always_inline int
+enq_offload_hdr(const struct vsw_virtq *vq, const struct rte_mbuf *m,
+	uint8_t *hdr, bool offl)
+{
+	struct vsw_virtio_net_hdr h;
+
+	if (!offl)
+		return likely((m->ol_flags & (RTE_MBUF_F_TX_TCP_SEG |
+				      RTE_MBUF_F_TX_L4_MASK)) == 0)
+			? ENQ_OK
+			: VSW_VIRTQ_STAT_ENQ_DROP_OFFLOAD;
+	if (unlikely(vsw_virtq_net_hdr_from_mbuf(m, &h, vq->features) != 0))
+		return VSW_VIRTQ_STAT_ENQ_DROP_OFFLOAD;
+	memcpy(hdr, &h, 10); /* num_buffers: set by the caller */
+	return ENQ_OK;
+}
+
+/*
  * Copies header + packet into the guest. Returns ENQ_OK, an ENQ_DROP_*
  * counter (*why set for BAD_DESC), or ENQ_BROKEN.
  */
 static __rte_always_inline int
 enqueue_one(struct vsw_virtq *vq, struct rte_mbuf *m, uint16_t avail_end,
-	bool mrg, enum vsw_virtq_stat *why)
+	bool mrg, bool offl, enum vsw_virtq_stat *why)
 {
 	uint8_t hdr[12] = {0};
 	const uint8_t *sp = hdr;
@@ -139,6 +161,9 @@ enqueue_one(struct vsw_virtq *vq, struct rte_mbuf *m, uint16_t avail_end,
 	p.avail_end = avail_end;
 	if (unlikely(m->pkt_len + vq->hdr_len > vq->max_pkt_len))
 		return VSW_VIRTQ_STAT_ENQ_DROP_TOO_LARGE;
+	rc = enq_offload_hdr(vq, m, hdr, offl);
+	if (unlikely(rc != ENQ_OK))
+		return rc;
 	hdr[10] = 1; /* num_buffers, patched below when more are used */
 	if (vq->hdr_coalign && RTE_MBUF_DIRECT(m) &&
 		rte_mbuf_refcnt_read(m) == 1 &&
@@ -213,21 +238,27 @@ enqueue_drop(struct vsw_virtq *vq, int reason, enum vsw_virtq_stat why)
 	}
 }
 
-/* mrg is constant per call site, so enqueue_one is specialised twice. */
+/* mrg and offl are constant per call site: enqueue_one is specialised. */
 static __rte_always_inline uint16_t
 enqueue_burst(struct vsw_virtq *vq, struct rte_mbuf **pkts, uint16_t n,
-	uint16_t avail_end, bool mrg)
+	uint16_t avail_end, bool mrg, bool offl)
 {
 	enum vsw_virtq_stat why = VSW_VIRTQ_STAT__MAX;
-	uint64_t bytes = 0;
+	uint64_t bytes = 0, gso = 0, csum = 0;
 	uint16_t i, out = 0;
 
 	for (i = 0; i < n; i++) {
-		int rc = enqueue_one(vq, pkts[i], avail_end, mrg, &why);
+		int rc = enqueue_one(vq, pkts[i], avail_end, mrg, offl, &why);
 
 		if (likely(rc == ENQ_OK)) {
 			bytes += pkts[i]->pkt_len;
 			out++;
+			if (offl) {
+				uint64_t ol = pkts[i]->ol_flags;
+
+				gso += (ol & RTE_MBUF_F_TX_TCP_SEG) != 0;
+				csum += (ol & RTE_MBUF_F_TX_L4_MASK) != 0;
+			}
 			continue;
 		}
 		if (rc == ENQ_BROKEN) {
@@ -246,6 +277,10 @@ enqueue_burst(struct vsw_virtq *vq, struct rte_mbuf **pkts, uint16_t n,
 	}
 	virtq_count(vq, VSW_VIRTQ_STAT_ENQ_PACKETS, out);
 	virtq_count(vq, VSW_VIRTQ_STAT_ENQ_BYTES, bytes);
+	if (offl) {
+		virtq_count(vq, VSW_VIRTQ_STAT_ENQ_GSO_PACKETS, gso);
+		virtq_count(vq, VSW_VIRTQ_STAT_ENQ_CSUM_PARTIAL, csum);
+	}
 	virtq_flush_used(vq);
 	return out;
 }
@@ -254,20 +289,36 @@ static __rte_noinline uint16_t
 enqueue_burst_mrg(struct vsw_virtq *vq, struct rte_mbuf **pkts, uint16_t n,
 	uint16_t avail_end)
 {
-	return enqueue_burst(vq, pkts, n, avail_end, true);
+	return enqueue_burst(vq, pkts, n, avail_end, true, false);
 }
 
 static __rte_noinline uint16_t
 enqueue_burst_one(struct vsw_virtq *vq, struct rte_mbuf **pkts, uint16_t n,
 	uint16_t avail_end)
 {
-	return enqueue_burst(vq, pkts, n, avail_end, false);
+	return enqueue_burst(vq, pkts, n, avail_end, false, false);
+}
+
+/* The guest negotiated receive offloads (Linux always has MRG_RXBUF). */
+static __rte_noinline uint16_t
+enqueue_burst_mrg_offl(struct vsw_virtq *vq, struct rte_mbuf **pkts,
+	uint16_t n, uint16_t avail_end)
+{
+	return enqueue_burst(vq, pkts, n, avail_end, true, true);
+}
+
+static __rte_noinline uint16_t
+enqueue_burst_one_offl(struct vsw_virtq *vq, struct rte_mbuf **pkts,
+	uint16_t n, uint16_t avail_end)
+{
+	return enqueue_burst(vq, pkts, n, avail_end, false, true);
 }
 
 uint16_t
 vsw_virtq_enqueue_burst(struct vsw_virtq *vq, struct rte_mbuf **pkts,
 	uint16_t n)
 {
+	uint16_t end;
 	int avail;
 
 	/* n > VSW_VIRTQ_BURST_MAX works too: a burst never takes more than
@@ -290,9 +341,12 @@ vsw_virtq_enqueue_burst(struct vsw_virtq *vq, struct rte_mbuf **pkts,
 		return 0;
 	}
 	virtq_budget_reset(vq);
+	end = (uint16_t)(vq->last_avail_idx + avail);
+	if (unlikely(vq->features & VSW_VIRTQ_F_ENQ_OFFLOADS))
+		return virtq_has(vq, VSW_VIRTIO_NET_F_MRG_RXBUF)
+			? enqueue_burst_mrg_offl(vq, pkts, n, end)
+			: enqueue_burst_one_offl(vq, pkts, n, end);
 	if (virtq_has(vq, VSW_VIRTIO_NET_F_MRG_RXBUF))
-		return enqueue_burst_mrg(vq, pkts, n,
-			(uint16_t)(vq->last_avail_idx + avail));
-	return enqueue_burst_one(vq, pkts, n,
-		(uint16_t)(vq->last_avail_idx + avail));
+		return enqueue_burst_mrg(vq, pkts, n, end);
+	return enqueue_burst_one(vq, pkts, n, end);
 }

@@ -37,6 +37,18 @@ RTE_LOG_REGISTER(vport_logtype, vsw.vport, INFO);
 		(1ULL << VIRTIO_RING_F_EVENT_IDX) |                        \
 		(1ULL << VIRTIO_NET_F_MQ) |                                \
 		(1ULL << VHOST_USER_F_PROTOCOL_FEATURES))
+/* Checksum and TCP segmentation offloads, both directions (virtio 1.1
+ * 5.1.3); unless the port's config turns them off. Not offered: ECN (the
+ * switch's software segmentation would have to carry CWR the same way),
+ * UFO/USO (deprecated in Linux / needs virtio 1.2 HOST_USO; UDP GSO is
+ * rare from guests and costs a second segmentation path), GUEST_ANNOUNCE
+ * and CTRL_GUEST_OFFLOADS (no control queue). */
+#define VPORT_OFFLOAD_FEATURES                                              \
+	((1ULL << VIRTIO_NET_F_CSUM) | (1ULL << VIRTIO_NET_F_GUEST_CSUM) |  \
+		(1ULL << VIRTIO_NET_F_HOST_TSO4) |                          \
+		(1ULL << VIRTIO_NET_F_HOST_TSO6) |                          \
+		(1ULL << VIRTIO_NET_F_GUEST_TSO4) |                         \
+		(1ULL << VIRTIO_NET_F_GUEST_TSO6))
 #define VPORT_PROTOCOL_FEATURES               \
 	((1ULL << VHOST_USER_PROTOCOL_F_MQ) | \
 		(1ULL << VHOST_USER_PROTOCOL_F_REPLY_ACK))
@@ -47,6 +59,13 @@ _Static_assert(
 	VSW_VIRTIO_RING_F_INDIRECT_DESC == VIRTIO_RING_F_INDIRECT_DESC, "bit");
 _Static_assert(VSW_VIRTIO_RING_F_EVENT_IDX == VIRTIO_RING_F_EVENT_IDX, "bit");
 _Static_assert(VSW_VIRTIO_F_VERSION_1 == VIRTIO_F_VERSION_1, "bit");
+_Static_assert(VSW_VIRTIO_NET_F_CSUM == VIRTIO_NET_F_CSUM &&
+		VSW_VIRTIO_NET_F_GUEST_CSUM == VIRTIO_NET_F_GUEST_CSUM &&
+		VSW_VIRTIO_NET_F_HOST_TSO4 == VIRTIO_NET_F_HOST_TSO4 &&
+		VSW_VIRTIO_NET_F_HOST_TSO6 == VIRTIO_NET_F_HOST_TSO6 &&
+		VSW_VIRTIO_NET_F_GUEST_TSO4 == VIRTIO_NET_F_GUEST_TSO4 &&
+		VSW_VIRTIO_NET_F_GUEST_TSO6 == VIRTIO_NET_F_GUEST_TSO6,
+	"offload bits");
 
 /* Port table: control thread and librte_vhost's threads. */
 static pthread_mutex_t vport_table_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -193,11 +212,13 @@ static int
 driver_setup(struct vsw_vport *port)
 {
 	uint64_t flags = port->cfg.client ? RTE_VHOST_USER_CLIENT : 0;
+	uint64_t features = VPORT_FEATURES |
+		(port->cfg.no_offloads ? 0 : VPORT_OFFLOAD_FEATURES);
 
 	if (rte_vhost_driver_register(port->path, flags) != 0)
 		return -EIO;
 	/* Setting the features is what makes us an external backend. */
-	if (rte_vhost_driver_set_features(port->path, VPORT_FEATURES) != 0 ||
+	if (rte_vhost_driver_set_features(port->path, features) != 0 ||
 		rte_vhost_driver_set_protocol_features(
 			port->path, VPORT_PROTOCOL_FEATURES) != 0 ||
 		rte_vhost_driver_callback_register(
@@ -317,6 +338,13 @@ uint16_t
 vsw_vport_queue_pairs(const struct vsw_vport *port)
 {
 	return port->cfg.queue_pairs;
+}
+
+uint64_t
+vsw_vport_features(const struct vsw_vport *port)
+{
+	/* written by librte_vhost's thread at new_device: one aligned word */
+	return __atomic_load_n(&port->features, __ATOMIC_RELAXED);
 }
 
 uint16_t

@@ -66,9 +66,10 @@ class Nic:
     owns the socket (`server=on,wait=off`) and the switch connects to it."""
 
     def __init__(self, sock, mac, addr, mtu=1500, server=False, queues=1,
-                 reconnect=0):
+                 reconnect=0, dev_opts=""):
         self.sock, self.mac, self.addr, self.mtu = sock, mac, addr, mtu
         self.server, self.queues, self.reconnect = server, queues, reconnect
+        self.dev_opts = dev_opts  # more virtio-net-pci options ("csum=off")
         self.ip = addr.split("/")[0]
 
     def qemu_args(self, i):
@@ -82,6 +83,8 @@ class Nic:
         if self.queues > 1:
             nd += ",queues=%d" % self.queues
             dev += ",mq=on"
+        if self.dev_opts:
+            dev += "," + self.dev_opts
         return ["-chardev", ch, "-netdev", nd, "-device", dev]
 
     def cmdline(self, i):

@@ -11,14 +11,18 @@ from vswtest.ctl import Ctl
 from vswtest.proc import Proc, fd_count, fd_list, rm_runtime_dir
 
 VIRTQ_DEQ_DROPS = ("deq_drop_bad_desc", "deq_drop_too_large",
-                   "deq_drop_no_mbuf", "deq_drop_short_hdr")
+                   "deq_drop_no_mbuf", "deq_drop_short_hdr",
+                   "deq_drop_hdr_csum_range", "deq_drop_hdr_csum_l4",
+                   "deq_drop_hdr_gso_type", "deq_drop_hdr_gso_size",
+                   "deq_drop_hdr_len", "deq_drop_hdr_gso_total")
 VIRTQ_ENQ_DROPS = ("enq_drop_ring_full", "enq_drop_not_ready",
                    "enq_drop_too_large", "enq_drop_bad_desc",
-                   "enq_drop_short_hdr", "enq_drop_budget")
+                   "enq_drop_short_hdr", "enq_drop_budget",
+                   "enq_drop_offload")
 # PMD drops not already counted in a port's tx_drops (tx_undelivered,
 # port_gone)
 PMD_SWITCH_DROPS = ("drop_no_rule", "drop_action", "drop_no_output",
-                    "drop_vlan_edit")
+                    "drop_vlan_edit", "drop_offload")
 
 
 def delta(now, before):

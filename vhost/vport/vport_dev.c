@@ -111,8 +111,8 @@ hva_to_gpa(const struct vsw_mem *mem, const void *p, uint64_t *gpa)
 }
 
 /* Fill a virtq from what librte_vhost holds for vring q and publish it. */
-static int
-queue_publish(struct vsw_vport *port, struct vport_queue *q)
+int
+vport_queue_publish(struct vsw_vport *port, struct vport_queue *q)
 {
 	struct vsw_virtq_config cfg;
 	struct rte_vhost_vring vr;
@@ -188,8 +188,8 @@ queue_retire(struct vsw_vport *port, struct vport_queue *q)
 	q->vq = NULL;
 }
 
-static void
-queue_withdraw(struct vsw_vport *port, struct vport_queue *q)
+void
+vport_queue_withdraw(struct vsw_vport *port, struct vport_queue *q)
 {
 	if (q->live != NULL) {
 		rcu_assign_pointer(q->live, NULL);
@@ -228,8 +228,8 @@ queues_publish_all(struct vsw_vport *port)
 		return;
 	}
 	for (i = 0; i < port->nr_queues; i++)
-		if (port->queues[i].enabled)
-			queue_publish(port, &port->queues[i]);
+		if (port->queues[i].ready && port->queues[i].guest_on)
+			vport_queue_publish(port, &port->queues[i]);
 }
 
 /* Callbacks find their port by socket path; NULL means not ours. */
@@ -295,6 +295,7 @@ dev_pre_msg(int vid, void *msg)
 		pthread_mutex_unlock(&port->lock);
 		return RTE_VHOST_MSG_RESULT_ERR;
 	}
+	vport_qp_msg(port, m);
 	if (m->request == VPORT_MSG_GET_QUEUE_NUM) {
 		/* librte_vhost 22.11 would answer its own maximum (128). */
 		m->u.u64 = port->cfg.queue_pairs;
@@ -369,8 +370,11 @@ dev_new_connection(int vid)
 	if (port->conn_fd < 0)
 		VPORT_LOG(WARNING, port, "connection socket not found");
 	for (i = 0; i < port->nr_queues; i++) {
-		port->queues[i].enabled = false;
-		port->queues[i].num = 0;
+		struct vport_queue *q = &port->queues[i];
+
+		q->ready = q->guest_on = false;
+		q->addr_seen = q->kick_seen = false;
+		q->num = 0;
 	}
 	if (rte_vhost_extern_callback_register(vid, &vport_msg_ops, port) != 0)
 		VPORT_LOG(WARNING, port, "message hooks not registered");
@@ -389,6 +393,7 @@ dev_destroy_connection(int vid)
 	/* destroy_device ran before if the device was running */
 	queues_withdraw_all(port);
 	port->running = false;
+	vport_txmap_update(port);
 	port->vid = -1;
 	port->conn_fd = -1;
 	port->disconnects++;
@@ -412,6 +417,7 @@ dev_new_device(int vid)
 	port->running = true;
 	port->connects++;
 	queues_publish_all(port);
+	vport_txmap_update(port);
 	/* We poll: ask the guest not to kick (best effort, no vring lock
 	 * is held by librte_vhost while new_device runs). */
 	nr = rte_vhost_get_vring_num(vid);
@@ -433,6 +439,7 @@ dev_destroy_device(int vid)
 	/* returns only after a grace period: no poller is on the rings */
 	queues_withdraw_all(port);
 	port->running = false;
+	vport_txmap_update(port);
 	VPORT_LOG(INFO, port, "device stopped");
 	pthread_mutex_unlock(&port->lock);
 }
@@ -452,16 +459,12 @@ dev_vring_state_changed(int vid, uint16_t index, int enable)
 		pthread_mutex_unlock(&port->lock);
 		return 0;
 	}
+	/* librte_vhost's readiness: rings and fds (vport_qp.c) */
 	q = &port->queues[index];
-	q->enabled = enable != 0;
-	if (port->running && !port->parked) {
-		if (q->enabled)
-			queue_publish(port, q);
-		else
-			queue_withdraw(port, q);
-	}
-	VPORT_LOG(DEBUG, port, "vring %u %s", index,
-		enable ? "enabled" : "disabled");
+	q->ready = enable != 0;
+	vport_queue_update(port, q);
+	vport_txmap_update(port);
+	VPORT_LOG(DEBUG, port, "vring %u %sready", index, enable ? "" : "not ");
 	pthread_mutex_unlock(&port->lock);
 	return 0;
 }

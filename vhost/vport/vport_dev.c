@@ -463,7 +463,6 @@ dev_vring_state_changed(int vid, uint16_t index, int enable)
 	q = &port->queues[index];
 	q->ready = enable != 0;
 	vport_queue_update(port, q);
-	vport_txmap_update(port);
 	VPORT_LOG(DEBUG, port, "vring %u %sready", index, enable ? "" : "not ");
 	pthread_mutex_unlock(&port->lock);
 	return 0;

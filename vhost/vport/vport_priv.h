@@ -156,8 +156,8 @@ vport_txq(struct vsw_vport *port, uint16_t qp, bool *lock)
 /* vport_dev.c: publish vring q (if not live) / withdraw it (grace period). */
 int vport_queue_publish(struct vsw_vport *port, struct vport_queue *q);
 void vport_queue_withdraw(struct vsw_vport *port, struct vport_queue *q);
-/* vport_qp.c, port->lock held: publish or withdraw q by ready/guest_on;
- * rewrite txmap from which pairs serve; take a per-vring message's
+/* vport_qp.c, port->lock held: publish or withdraw q by ready/guest_on
+ * (and update txmap around it); rewrite txmap from which pairs serve; take a per-vring message's
  * meaning for the guest's queue use (SET_VRING_ENABLE: rewritten). */
 struct vport_msg;
 void vport_queue_update(struct vsw_vport *port, struct vport_queue *q);

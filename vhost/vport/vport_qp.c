@@ -130,16 +130,26 @@ vport_txmap_update(struct vsw_vport *port)
 	txmap_step(port, want);
 }
 
-/* Publish or withdraw vring q as its state now says (vport_dev.c). */
+/*
+ * Publish or withdraw vring q as its state now says, and follow with the
+ * map: a pair is published before sends are steered to it and withdrawn
+ * after they are steered away, so no burst meets it half set up.
+ */
 void
 vport_queue_update(struct vsw_vport *port, struct vport_queue *q)
 {
-	if (!port->running || port->parked)
-		return;
-	if (q->ready && q->guest_on)
-		vport_queue_publish(port, q);
-	else
-		vport_queue_withdraw(port, q);
+	bool on = q->ready && q->guest_on;
+
+	if (!on)
+		vport_txmap_update(port);
+	if (port->running && !port->parked) {
+		if (on)
+			vport_queue_publish(port, q);
+		else
+			vport_queue_withdraw(port, q);
+	}
+	if (on)
+		vport_txmap_update(port);
 }
 
 /*
@@ -161,7 +171,6 @@ vport_qp_msg(struct vsw_vport *port, struct vport_msg *m)
 		/* librte_vhost sees it enabled (see above) */
 		m->u.state.num = 1;
 		vport_queue_update(port, q);
-		vport_txmap_update(port);
 		break;
 	case VPORT_MSG_SET_VRING_ADDR:
 		port->queues[m->u.addr.index].addr_seen = true;

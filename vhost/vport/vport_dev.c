@@ -365,6 +365,7 @@ dev_new_connection(int vid)
 	port->running = false;
 	port->parked = false;
 	port->mem_seen = false;
+	port->guest_features = 0;
 	/* librte_vhost reads and writes it on its one event thread */
 	port->conn_fd = vport_conn_nonblock(port);
 	if (port->conn_fd < 0)
@@ -413,6 +414,9 @@ dev_new_device(int vid)
 		pthread_mutex_unlock(&port->lock);
 		return -1;
 	}
+	/* librte_vhost was not shown PROTOCOL_FEATURES (vport_qp.c) */
+	port->features |= port->guest_features &
+		(1ull << VHOST_USER_F_PROTOCOL_FEATURES);
 	port->vid = vid;
 	port->running = true;
 	port->connects++;

@@ -77,6 +77,9 @@ struct vsw_vport {
 	bool running;		     /* new_device accepted, not destroyed */
 	bool parked;		     /* queues withdrawn around a message */
 	uint64_t features;
+	uint64_t guest_features; /* as the guest sent SET_FEATURES (vport_qp.c:
+				  * librte_vhost records it without
+				  * PROTOCOL_FEATURES) */
 	uint64_t connects;
 	uint64_t queue_errors;
 	uint64_t disconnects;

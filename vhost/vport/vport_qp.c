@@ -14,6 +14,17 @@
  * from vring_state_changed), and vsw publishes a vring when it is ready
  * and the guest has it on.
  *
+ * A front-end may also never send SET_VRING_ENABLE for the vrings it
+ * does not use: DPDK's virtio_user (testpmd --rxq=1 on queues=2) sets up
+ * all four vrings (call, num, base, addr, kick) and enables 0 and 1 only.
+ * librte_vhost enables a vring at its kick when PROTOCOL_FEATURES is not
+ * negotiated (the spec's rule), so the hook hides that one bit from the
+ * SET_FEATURES librte_vhost records (the guest still negotiated it: vsw
+ * keeps its own copy, guest_features, and applies the rule itself; the
+ * bit changes nothing else in librte_vhost's message handling). A vring
+ * the front-end allocated but never gave rings and a kick still keeps
+ * the device from starting: port-show says which ("no kick fd").
+ *
  * Sends to a disabled pair: the switch core picks tx queues without
  * knowing the guest's choice (vsw/port.h). As OVS-DPDK does
  * (netdev_dpdk_remap_txqs), they are re-steered to the enabled pairs in
@@ -160,9 +171,12 @@ void
 vport_qp_msg(struct vsw_vport *port, struct vport_msg *m)
 {
 	struct vport_queue *q;
-	uint64_t features = 0;
 
 	switch (m->request) {
+	case VPORT_MSG_SET_FEATURES:
+		port->guest_features = m->u.u64;
+		m->u.u64 &= ~(1ull << VHOST_USER_F_PROTOCOL_FEATURES);
+		break;
 	case VPORT_MSG_SET_VRING_ENABLE:
 		q = &port->queues[m->u.state.index];
 		q->guest_on = m->u.state.num != 0;
@@ -179,10 +193,9 @@ vport_qp_msg(struct vsw_vport *port, struct vport_msg *m)
 		q = &port->queues[m->u.u64 & VPORT_MSG_VRING_IDX_MASK];
 		q->kick_seen = !(m->u.u64 & VPORT_MSG_VRING_NOFD);
 		/* without PROTOCOL_FEATURES a vring starts enabled at its
-		 * kick (the spec; librte_vhost does the same) */
-		if (rte_vhost_get_negotiated_features(port->vid, &features) ==
-				0 &&
-			!(features & (1ull << VHOST_USER_F_PROTOCOL_FEATURES)))
+		 * kick (the spec) */
+		if (!(port->guest_features &
+			    (1ull << VHOST_USER_F_PROTOCOL_FEATURES)))
 			q->guest_on = true;
 		break;
 	case VPORT_MSG_GET_VRING_BASE:

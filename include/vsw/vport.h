@@ -82,9 +82,10 @@ uint16_t vsw_vport_queue_pairs(const struct vsw_vport *port);
  * Host -> guest on queue pair qp: vsw_virtq_enqueue_burst() on the guest's
  * RX vring if the guest has it enabled and set up; a pair the guest
  * disabled sends on an enabled one instead (vsw_vport_qp_state: tx_to);
- * with none, every packet is counted as ENQ_DROP_NOT_READY on qp. n <= VSW_VIRTQ_BURST_MAX. Returns how many
- * were delivered; the mbufs stay the caller's (the caller frees all n).
- * qp >= queue pairs: nothing delivered, counted as not ready on queue 0.
+ * with none, every packet is counted as ENQ_DROP_NOT_READY on qp.
+ * n <= VSW_VIRTQ_BURST_MAX. Returns how many were delivered; the mbufs
+ * stay the caller's (the caller frees all n). qp >= queue pairs: nothing
+ * delivered, counted as not ready on queue 0.
  */
 uint16_t vsw_vport_enqueue_burst(struct vsw_vport *port, uint16_t qp,
 	struct rte_mbuf **pkts, uint16_t n);

@@ -117,7 +117,8 @@ with_lock(const bool *locked, uint16_t m)
 void
 vport_txmap_update(struct vsw_vport *port)
 {
-	uint16_t want[VSW_VPORT_QUEUE_PAIRS_MAX], step[VSW_VPORT_QUEUE_PAIRS_MAX];
+	uint16_t want[VSW_VPORT_QUEUE_PAIRS_MAX];
+	uint16_t step[VSW_VPORT_QUEUE_PAIRS_MAX];
 	bool locked[VSW_VPORT_QUEUE_PAIRS_MAX] = {false};
 	uint16_t pairs = port->cfg.queue_pairs, qp;
 

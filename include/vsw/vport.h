@@ -94,10 +94,12 @@ uint64_t vsw_vport_features(const struct vsw_vport *port);
 
 /*
  * Host -> guest on queue pair qp: vsw_virtq_enqueue_burst() on the guest's
- * RX vring if the guest has it enabled and set up, else every packet is
- * counted as ENQ_DROP_NOT_READY. n <= VSW_VIRTQ_BURST_MAX. Returns how many
- * were delivered; the mbufs stay the caller's (the caller frees all n).
- * qp >= queue pairs: nothing delivered, counted as not ready on queue 0.
+ * RX vring if the guest has it enabled and set up; a pair the guest
+ * disabled sends on an enabled one instead (vsw_vport_qp_state: tx_to);
+ * with none, every packet is counted as ENQ_DROP_NOT_READY on qp.
+ * n <= VSW_VIRTQ_BURST_MAX. Returns how many were delivered; the mbufs
+ * stay the caller's (the caller frees all n). qp >= queue pairs: nothing
+ * delivered, counted as not ready on queue 0.
  */
 uint16_t vsw_vport_enqueue_burst(struct vsw_vport *port, uint16_t qp,
 	struct rte_mbuf **pkts, uint16_t n);
@@ -150,6 +152,29 @@ struct vsw_vport_info {
 };
 
 void vsw_vport_info_get(struct vsw_vport *port, struct vsw_vport_info *info);
+
+/*
+ * One queue pair as the guest and vsw use it. enabled: the guest enabled
+ * both its vrings (SET_VRING_ENABLE; a Linux guest enables min(pairs,
+ * vCPUs) until `ethtool -L`). live: vsw polls its TX vring and sends to
+ * its RX vring. tx_to: where sends the switch picks for this pair go (the
+ * pair itself when live; an enabled pair when the guest disabled this one,
+ * as OVS-DPDK re-steers; VSW_VPORT_QP_NONE: none enabled, counted as
+ * ENQ_DROP_NOT_READY). why: "" when live, else a few words ("not
+ * connected", "not configured", "disabled by guest", "no ring addresses",
+ * "no kick fd", "rings not ready", "device not started", "being
+ * reconfigured", "set-up failed (see log)"); static storage.
+ */
+#define VSW_VPORT_QP_NONE UINT16_MAX
+struct vsw_vport_qp_state {
+	bool enabled;
+	bool live;
+	uint16_t tx_to;
+	const char *why;
+};
+/* Control thread. 0, or -ENOENT for qp beyond the queue pairs offered. */
+int vsw_vport_qp_state_get(
+	struct vsw_vport *port, uint16_t qp, struct vsw_vport_qp_state *st);
 
 /*
  * Counters of the whole port since creation, summed over its vrings and

@@ -237,7 +237,27 @@ is_enq_stat(int s)
 		       4) == 0;
 }
 
-/* Per queue pair: where the switch's tx_drops went (ENQ_DROP_*). */
+/* Per queue pair: the guest enabled it, vsw serves it, or why not; where
+ * sends for it go when the guest disabled it. */
+static void
+qp_state_text(struct vswd_port *p, uint16_t q, struct vsw_ctl_reply *r)
+{
+	struct vsw_vport_qp_state st;
+
+	vsw_vport_qp_state_get(p->vport, q, &st);
+	vsw_ctl_reply_printf(r, " %s, %s", st.enabled ? "enabled" : "disabled",
+		st.live ? "live" : "not live");
+	if (!st.live)
+		vsw_ctl_reply_printf(r, " (%s)", st.why);
+	if (st.tx_to == VSW_VPORT_QP_NONE)
+		vsw_ctl_reply_printf(r, ", tx dropped (no pair enabled)");
+	else if (st.tx_to != q)
+		vsw_ctl_reply_printf(r, ", tx to pair %u", st.tx_to);
+	vsw_ctl_reply_printf(r, ";");
+}
+
+/* Per queue pair: its state, then where the switch's tx_drops went
+ * (ENQ_DROP_*). */
 static void
 show_queues_text(struct vswd_port *p, struct vsw_ctl_reply *r)
 {
@@ -246,6 +266,7 @@ show_queues_text(struct vswd_port *p, struct vsw_ctl_reply *r)
 
 		vsw_vport_queue_stats_get(p->vport, q, vs);
 		vsw_ctl_reply_printf(r, "  queue pair %u:", q);
+		qp_state_text(p, q, r);
 		for (int s = 0; s < VSW_VIRTQ_STAT__MAX; s++)
 			if (is_enq_stat(s) && vs[s] != 0)
 				vsw_ctl_reply_printf(r, " %s=%" PRIu64,
@@ -257,8 +278,39 @@ show_queues_text(struct vswd_port *p, struct vsw_ctl_reply *r)
 }
 
 static void
+show_qp_json(struct vswd_port *p, struct vsw_ctl_reply *r)
+{
+	vsw_ctl_reply_printf(r, ", \"queue_pairs\": [");
+	for (uint16_t q = 0; q < p->queues; q++) {
+		struct vsw_vport_qp_state st;
+		uint64_t vs[VSW_VIRTQ_STAT__MAX];
+
+		vsw_vport_qp_state_get(p->vport, q, &st);
+		vsw_ctl_reply_printf(r,
+			"%s{\"qp\": %u, \"enabled\": %s, \"live\": %s, "
+			"\"tx_to\": ",
+			q ? ", " : "", q, st.enabled ? "true" : "false",
+			st.live ? "true" : "false");
+		if (st.tx_to == VSW_VPORT_QP_NONE)
+			vsw_ctl_reply_printf(r, "null");
+		else
+			vsw_ctl_reply_printf(r, "%u", st.tx_to);
+		vsw_ctl_reply_printf(r, ", \"why\": ");
+		vsw_ctl_reply_json_str(r, st.why);
+		vsw_vport_queue_stats_get(p->vport, q, vs);
+		for (int i = 0; i < VSW_VIRTQ_STAT__MAX; i++)
+			vsw_ctl_reply_printf(r, ", \"%s\": %" PRIu64,
+				vsw_virtq_stat_name((enum vsw_virtq_stat)i),
+				vs[i]);
+		vsw_ctl_reply_printf(r, "}");
+	}
+	vsw_ctl_reply_printf(r, "]");
+}
+
+static void
 show_queues_json(struct vswd_port *p, struct vsw_ctl_reply *r)
 {
+	show_qp_json(p, r);
 	vsw_ctl_reply_printf(r, ", \"queue_pairs_enq\": [");
 	for (uint16_t q = 0; q < p->queues; q++) {
 		uint64_t vs[VSW_VIRTQ_STAT__MAX];

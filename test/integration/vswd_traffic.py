@@ -7,6 +7,11 @@ real dpdk-testpmd guest (mergeable RX buffers), one case per run:
   normal   the default config (`normal`, MAC learning)
   jumbo    9000 B multi-segment frames both ways (mergeable RX)
   mq       two queue pairs per port, traffic on both queues
+  mq-subset
+           the guest uses fewer queue pairs than the port offers
+           (virtio_user queues=Q, testpmd --rxq/--txq=N < Q: Q=2 N=1,
+           Q=4 N=2): vswd serves exactly the N pairs, re-steers nothing,
+           counts both ways per pair against testpmd's xstats
   restart-server / restart-client
            the guest quits mid-traffic and comes back: vswd as vhost-user
            server, or as client of testpmd's server=1 sockets
@@ -44,7 +49,7 @@ from vswtest.payload import Verdict, frame, read_pcap, sweep_sizes, \
 from vswtest.testpmd import Guest, jumbo_rx, segments
 from vswtest.vswd import Vswd, snap_delta
 
-CASES = ("rules", "normal", "jumbo", "mq", "restart-server",
+CASES = ("rules", "normal", "jumbo", "mq", "mq-subset", "restart-server",
          "restart-client", "churn", "sigterm", "shutdown")
 MIXED = "64,1436,2000,2000,2000,1500"  # with txsplit rand: 64 .. 9000 B
 XCONNECT = ("priority=100,in_port=vm1,actions=output:vm2",
@@ -112,17 +117,18 @@ class Case:
                          config=self.config())
         self.vswd.ready()
 
-    def start_guest(self, life):
+    def start_guest(self, life, used=None):
         if self.client:  # a killed server guest leaves its sockets behind
             for s in self.gsocks:
                 if os.path.exists(s):
                     os.unlink(s)
         g = Guest(self.args.testpmd, self.gsocks, self.tmp,
                   "%s%d" % (self.name, life), queues=self.queues,
-                  server=self.client)
+                  server=self.client, extra=() if used is None else (
+                      "--rxq=%d" % used, "--txq=%d" % used))
         self.guests.append(g)
         g.ready()
-        self.vswd.wait_up(("vm1", "vm2"), 2 * self.queues)
+        self.vswd.wait_up(("vm1", "vm2"), 2 * (used or self.queues))
         return g
 
     def traffic(self, g, seconds, size=None, during=None):
@@ -311,6 +317,58 @@ def case_simple(c):
     c.finish()
 
 
+def mq_pairs(c):
+    """{port: [queue_pairs entries]} from port-show."""
+    return {n: p["queue_pairs"] for n, p in c.vswd.ports().items()}
+
+
+def case_mq_subset(c):
+    """testpmd uses `used` of the `offered` queue pairs of each port."""
+    for offered, used in ((2, 1), (4, 2)):
+        tag = "mq-subset %d of %d" % (used, offered)
+        c.queues = offered
+        c.start_vswd()
+        g = c.start_guest(offered, used)
+        for n, qps in sorted(mq_pairs(c).items()):
+            print("%s: %s %s" % (tag, n, ", ".join(
+                "%d:%s" % (q["qp"], "live" if q["live"] else q["why"])
+                for q in qps)))
+            c.check([q["qp"] for q in qps if q["live"]] == list(range(used))
+                    and [q["qp"] for q in qps if q["enabled"]] ==
+                    list(range(used)),
+                    "%s: %s serves pairs 0..%d only" % (tag, n, used - 1))
+        q0 = mq_pairs(c)
+        gs, x = c.traffic(g, c.args.seconds / 2)
+        q1 = mq_pairs(c)
+        c.identity(tag, gs, x)
+        xs = g.xstats()
+        for p, n in ((0, "vm1"), (1, "vm2")):
+            for a, b in zip(q0[n], q1[n]):
+                q = a["qp"]
+                d = {k: b[k] - a[k] for k in ("deq_packets", "enq_packets",
+                                              "enq_drop_not_ready")}
+                gtx = xs.get(p, {}).get("tx_q%d_good_packets" % q, 0)
+                grx = xs.get(p, {}).get("rx_q%d_good_packets" % q, 0)
+                print("%s: %s pair %d: guest tx %d rx %d | vswd deq %d "
+                      "enq %d" % (tag, n, q, gtx, grx, d["deq_packets"],
+                                  d["enq_packets"]))
+                # stats were cleared at the window's start (traffic())
+                c.check(d["deq_packets"] == gtx and d["enq_packets"] == grx,
+                        "%s: %s pair %d guest queue counters == vswd's" %
+                        (tag, n, q))
+                c.check(d["enq_drop_not_ready"] == 0,
+                        "%s: %s pair %d nothing sent to a pair not ready" %
+                        (tag, n, q))
+                c.check(q < used or d["deq_packets"] + d["enq_packets"] == 0,
+                        "%s: %s pair %d (unused) carried nothing" %
+                        (tag, n, q))
+                c.check(q >= used or (gtx > 0 and grx > 0),
+                        "%s: %s pair %d carried traffic both ways" %
+                        (tag, n, q))
+        g.quit()
+        c.finish()
+
+
 def case_restart(c):
     """The guest quits mid-traffic (twice), comes back, traffic resumes."""
     c.start_vswd()
@@ -416,6 +474,8 @@ def main():
     c = Case(args, tmp, checks)
     if args.case.startswith("restart"):
         return c.run_case(case_restart)
+    if args.case == "mq-subset":
+        return c.run_case(case_mq_subset)
     if args.case == "churn":
         return c.run_case(case_churn)
     if args.case in ("sigterm", "shutdown"):

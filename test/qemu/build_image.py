@@ -12,7 +12,12 @@ Debian's kernel and an initramfs of our own, cached between runs.
   initrd   busybox-static + the virtio-net modules and their dependencies
            (from a modules.dep made by busybox's depmod, as the package
            ships none) + test/qemu/init.sh as /init, a gzip'd newc cpio
-           written here (no cpio or kmod needed on the host)
+           written here (no cpio or kmod needed on the host); and
+           ethtool (`ethtool -L` changes the guest's queue pairs): Debian's
+           package fetched and unpacked the same way (the host's
+           /usr/sbin/ethtool when apt cannot fetch it), with the shared
+           libraries and loader ldd names for it, from the host, at their
+           paths
 
 Cache: $VSW_QEMU_CACHE, else $XDG_CACHE_HOME/vsw/qemu-guest (default
 ~/.cache/vsw/qemu-guest), one directory per kernel package version and
@@ -173,7 +178,53 @@ class Cpio:
         return bytes(self.buf)
 
 
-def build_initrd(root, kver, out):
+def fetch_ethtool(tmp, log=print):
+    """Path of an ethtool binary: Debian's package unpacked in tmp, else
+    the host's; None when neither is there (the guest goes without)."""
+    d = os.path.join(tmp, "ethtool")
+    os.mkdir(d)
+    try:
+        run(["apt-get", "download", "-q", "ethtool"], cwd=d)
+        deb = [f for f in os.listdir(d) if f.endswith(".deb")][0]
+        run(["dpkg-deb", "-x", os.path.join(d, deb), os.path.join(d, "x")])
+        path = os.path.join(d, "x", "usr", "sbin", "ethtool")
+        if os.path.exists(path):
+            return path
+    except (RuntimeError, OSError, IndexError) as e:
+        log("qemu-guest: ethtool package not fetched (%s)" % str(e)[:200])
+    host = shutil.which("ethtool") or "/usr/sbin/ethtool"
+    return host if os.path.exists(host) else None
+
+
+def shared_libs(binary):
+    """Absolute paths of the libraries (and loader) ldd names for binary."""
+    out = run(["ldd", binary])
+    libs = []
+    for line in out.splitlines():
+        m = re.search(r"(/\S+) \(0x", line)
+        if m and os.path.exists(m.group(1)):
+            libs.append(m.group(1))
+    return libs
+
+
+def add_binary(c, binary, dest):
+    """binary at dest in the cpio, its libraries at their own paths (the
+    directories bin, lib, tmp exist already)."""
+    have = {"bin", "lib", "tmp"}
+    for lib in shared_libs(binary):
+        parts = lib.strip("/").split("/")
+        for i in range(1, len(parts)):
+            d = "/".join(parts[:i])
+            if d not in have:
+                c.dir(d)
+                have.add(d)
+        with open(os.path.realpath(lib), "rb") as f:
+            c.file(lib.strip("/"), f.read(), 0o755)
+    with open(binary, "rb") as f:
+        c.file(dest, f.read(), 0o755)
+
+
+def build_initrd(root, kver, out, ethtool=None):
     moddir = os.path.join(root, "lib", "modules", kver)
     # the package ships no modules.dep: depmod writes one into the tree
     run([BUSYBOX, "depmod", "-b", root, kver])
@@ -194,6 +245,8 @@ def build_initrd(root, kver, out):
             c.file("lib/modules/" + name, f.read())
         names.append(name)
     c.file("lib/modules/load.order", ("\n".join(names) + "\n").encode())
+    if ethtool is not None:
+        add_binary(c, ethtool, "bin/ethtool")
     with gzip.open(out, "wb", compresslevel=6) as f:
         f.write(c.close())
     return names
@@ -278,10 +331,13 @@ def ensure(cache=None, force=False, log=print):
             kfile = "vmlinuz"
             shutil.copyfile(os.path.join(boot, "vmlinuz-" + kver),
                             os.path.join(out, kfile))
-        mods = build_initrd(unpacked, kver, os.path.join(out, "initrd.img"))
+        ethtool = fetch_ethtool(tmp, log)
+        mods = build_initrd(unpacked, kver, os.path.join(out, "initrd.img"),
+                            ethtool)
         with open(os.path.join(out, "manifest.json"), "w") as f:
             json.dump({"package": pkg[0], "version": pkg[1], "kver": kver,
                        "modules": mods, "key": key,
+                       "ethtool": ethtool is not None,
                        "kernel_file": kfile}, f, indent=1)
         if force:
             shutil.rmtree(dest, ignore_errors=True)

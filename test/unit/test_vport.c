@@ -69,6 +69,13 @@ vport_test_port(const char *name, char *path, size_t len)
 	return make_port(name, false, 1, 0);
 }
 
+struct vsw_vport *
+vport_test_port_qps(const char *name, char *path, size_t len, uint16_t qps)
+{
+	sock_path(path, len, name);
+	return make_port(name, false, qps, 0);
+}
+
 static void
 test_config_rejected(void **state)
 {
@@ -325,6 +332,7 @@ main(void)
 		cmocka_unit_test(test_protocol_offer),
 		cmocka_unit_test(test_offer_no_offloads),
 		cmocka_unit_test(test_vport_guest_resume),
+		cmocka_unit_test(test_vport_mq_subset),
 	};
 	int rc;
 

@@ -167,6 +167,8 @@ port_alloc(const struct vsw_vport_config *cfg)
 	port->vid = -1;
 	port->conn_fd = -1;
 	port->nr_queues = 2 * cfg->queue_pairs;
+	for (i = 0; i < VSW_VPORT_QUEUE_PAIRS_MAX; i++)
+		port->txmap[i] = VPORT_TXQ_NONE;
 	port->queues =
 		aligned_alloc(64, port->nr_queues * sizeof(*port->queues));
 	if (port->queues == NULL)
@@ -178,6 +180,7 @@ port_alloc(const struct vsw_vport_config *cfg)
 		q->port = port;
 		q->index = i;
 		q->callfd = -1;
+		rte_spinlock_init(&q->tx_lock);
 		snprintf(q->name, sizeof(q->name), "%s q%u %s", port->name,
 			i / 2, i % 2 ? "tx" : "rx");
 	}
@@ -347,24 +350,53 @@ vsw_vport_features(const struct vsw_vport *port)
 	return __atomic_load_n(&port->features, __ATOMIC_RELAXED);
 }
 
+/*
+ * The live RX virtq a burst for qp goes to (vport_txq: the pair itself, or
+ * an enabled one when the guest disabled qp), with its tx_lock taken when
+ * the pair is shared (*locked); NULL when there is none: the burst counts
+ * as not ready on qp (each pair's counter has one writer: its sender).
+ */
+static inline struct vsw_virtq *
+txq_get(struct vsw_vport *port, uint16_t qp, uint16_t n,
+	struct vport_queue **locked)
+{
+	struct vport_queue *q;
+	struct vsw_virtq *vq = NULL;
+	bool lock;
+
+	*locked = NULL;
+	if (unlikely(qp >= port->cfg.queue_pairs)) {
+		port->queues[0].not_ready += n;
+		return NULL;
+	}
+	q = vport_txq(port, qp, &lock);
+	if (likely(q != NULL))
+		vq = rcu_dereference(q->live);
+	if (unlikely(vq == NULL)) {
+		port->queues[2 * qp].not_ready += n;
+		return NULL;
+	}
+	if (unlikely(lock)) {
+		rte_spinlock_lock(&q->tx_lock);
+		*locked = q;
+	}
+	return vq;
+}
+
 uint16_t
 vsw_vport_enqueue_burst(
 	struct vsw_vport *port, uint16_t qp, struct rte_mbuf **pkts, uint16_t n)
 {
-	struct vport_queue *q;
-	struct vsw_virtq *vq;
+	struct vport_queue *locked;
+	struct vsw_virtq *vq = txq_get(port, qp, n, &locked);
+	uint16_t sent;
 
-	if (unlikely(qp >= port->cfg.queue_pairs)) {
-		port->queues[0].not_ready += n;
+	if (unlikely(vq == NULL))
 		return 0;
-	}
-	q = &port->queues[2 * qp];
-	vq = rcu_dereference(q->live);
-	if (unlikely(vq == NULL)) {
-		q->not_ready += n;
-		return 0;
-	}
-	return vsw_virtq_enqueue_burst(vq, pkts, n);
+	sent = vsw_virtq_enqueue_burst(vq, pkts, n);
+	if (unlikely(locked != NULL))
+		rte_spinlock_unlock(&locked->tx_lock);
+	return sent;
 }
 
 uint16_t
@@ -373,14 +405,14 @@ vsw_vport_enqueue_burst_retry(struct vsw_vport *port, uint16_t qp,
 	uint64_t *retries)
 {
 	const enum vsw_virtq_stat ring_full = VSW_VIRTQ_STAT_ENQ_DROP_RING_FULL;
-	struct vsw_virtq *vq;
+	struct vport_queue *locked;
+	struct vsw_virtq *vq = txq_get(port, qp, n, &locked);
 	uint16_t sent = 0, off = 0, got;
 	uint64_t full0, full;
 	unsigned tries;
 
-	if (unlikely(qp >= port->cfg.queue_pairs) ||
-		(vq = rcu_dereference(port->queues[2 * qp].live)) == NULL)
-		return vsw_vport_enqueue_burst(port, qp, pkts, n);
+	if (unlikely(vq == NULL))
+		return 0;
 	for (tries = 0;; tries++) {
 		full0 = vsw_virtq_stat(vq, ring_full);
 		got = vsw_virtq_enqueue_burst(vq, pkts + off, n - off);
@@ -398,6 +430,8 @@ vsw_vport_enqueue_burst_retry(struct vsw_vport *port, uint16_t qp,
 		__atomic_store_n(retries, *retries + 1, __ATOMIC_RELAXED);
 		rte_delay_us_block(1);
 	}
+	if (unlikely(locked != NULL))
+		rte_spinlock_unlock(&locked->tx_lock);
 	return sent;
 }
 

@@ -116,8 +116,8 @@ hva_to_gpa(const struct vsw_mem *mem, const void *p, uint64_t *gpa)
 }
 
 /* Fill a virtq from what librte_vhost holds for vring q and publish it. */
-static int
-queue_publish(struct vsw_vport *port, struct vport_queue *q)
+int
+vport_queue_publish(struct vsw_vport *port, struct vport_queue *q)
 {
 	struct vsw_virtq_config cfg;
 	struct rte_vhost_vring vr;
@@ -193,8 +193,8 @@ queue_retire(struct vsw_vport *port, struct vport_queue *q)
 	q->vq = NULL;
 }
 
-static void
-queue_withdraw(struct vsw_vport *port, struct vport_queue *q)
+void
+vport_queue_withdraw(struct vsw_vport *port, struct vport_queue *q)
 {
 	if (q->live != NULL) {
 		rcu_assign_pointer(q->live, NULL);
@@ -233,8 +233,8 @@ queues_publish_all(struct vsw_vport *port)
 		return;
 	}
 	for (i = 0; i < port->nr_queues; i++)
-		if (port->queues[i].enabled)
-			queue_publish(port, &port->queues[i]);
+		if (port->queues[i].ready && port->queues[i].guest_on)
+			vport_queue_publish(port, &port->queues[i]);
 }
 
 /* Callbacks find their port by socket path; NULL means not ours. */
@@ -300,6 +300,7 @@ dev_pre_msg(int vid, void *msg)
 		pthread_mutex_unlock(&port->lock);
 		return RTE_VHOST_MSG_RESULT_ERR;
 	}
+	vport_qp_msg(port, m);
 	if (m->request == VPORT_MSG_GET_QUEUE_NUM) {
 		/* librte_vhost 22.11 would answer its own maximum (128). */
 		m->u.u64 = port->cfg.queue_pairs;
@@ -374,13 +375,17 @@ dev_new_connection(int vid)
 	port->running = false;
 	port->parked = false;
 	port->mem_seen = false;
+	port->guest_features = 0;
 	/* librte_vhost reads and writes it on its one event thread */
 	port->conn_fd = vport_conn_nonblock(port);
 	if (port->conn_fd < 0)
 		VPORT_LOG(WARNING, port, "connection socket not found");
 	for (i = 0; i < port->nr_queues; i++) {
-		port->queues[i].enabled = false;
-		port->queues[i].num = 0;
+		struct vport_queue *q = &port->queues[i];
+
+		q->ready = q->guest_on = false;
+		q->addr_seen = q->kick_seen = false;
+		q->num = 0;
 	}
 	if (rte_vhost_extern_callback_register(vid, &vport_msg_ops, port) != 0)
 		VPORT_LOG(WARNING, port, "message hooks not registered");
@@ -402,6 +407,7 @@ dev_destroy_connection(int vid)
 	vport_guard_remove(port);
 	vport_guard_report(port);
 	port->running = false;
+	vport_txmap_update(port);
 	port->vid = -1;
 	port->conn_fd = -1;
 	port->disconnects++;
@@ -421,10 +427,14 @@ dev_new_device(int vid)
 		pthread_mutex_unlock(&port->lock);
 		return -1;
 	}
+	/* librte_vhost was not shown PROTOCOL_FEATURES (vport_qp.c) */
+	port->features |= port->guest_features &
+		(1ull << VHOST_USER_F_PROTOCOL_FEATURES);
 	port->vid = vid;
 	port->running = true;
 	port->connects++;
 	queues_publish_all(port);
+	vport_txmap_update(port);
 	/* We poll: ask the guest not to kick (best effort, no vring lock
 	 * is held by librte_vhost while new_device runs). */
 	nr = rte_vhost_get_vring_num(vid);
@@ -447,6 +457,7 @@ dev_destroy_device(int vid)
 	queues_withdraw_all(port);
 	port->running = false;
 	vport_guard_report(port);
+	vport_txmap_update(port);
 	VPORT_LOG(INFO, port, "device stopped");
 	pthread_mutex_unlock(&port->lock);
 }
@@ -466,16 +477,11 @@ dev_vring_state_changed(int vid, uint16_t index, int enable)
 		pthread_mutex_unlock(&port->lock);
 		return 0;
 	}
+	/* librte_vhost's readiness: rings and fds (vport_qp.c) */
 	q = &port->queues[index];
-	q->enabled = enable != 0;
-	if (port->running && !port->parked) {
-		if (q->enabled)
-			queue_publish(port, q);
-		else
-			queue_withdraw(port, q);
-	}
-	VPORT_LOG(DEBUG, port, "vring %u %s", index,
-		enable ? "enabled" : "disabled");
+	q->ready = enable != 0;
+	vport_queue_update(port, q);
+	VPORT_LOG(DEBUG, port, "vring %u %sready", index, enable ? "" : "not ");
 	pthread_mutex_unlock(&port->lock);
 	return 0;
 }

@@ -15,6 +15,7 @@
 
 #include <rte_common.h>
 #include <rte_log.h>
+#include <rte_spinlock.h>
 
 #include <vsw/vport.h>
 #include <vsw/virtq.h>
@@ -37,13 +38,35 @@ struct vport_queue {
 	int callfd;	  /* guest interrupt eventfd, < 0: none */
 	uint16_t index;	  /* vring index */
 	char name[80];	  /* "<port> q<pair> rx|tx", for virtq logs */
-	bool enabled;	  /* guest enabled it (vring_state_changed) */
+	bool ready;	  /* librte_vhost: rings, kick and call set up
+			   * (vring_state_changed; it sees every vring
+			   * enabled, see guest_on) */
+	bool guest_on;	  /* the guest's own SET_VRING_ENABLE state */
+	bool addr_seen;	  /* SET_VRING_ADDR came (port-show) */
+	bool kick_seen;	  /* SET_VRING_KICK with an fd came (port-show) */
 	uint32_t num;	  /* size from the last SET_VRING_NUM (checks) */
 	uint64_t retired[VSW_VIRTQ_STAT__MAX]; /* previous incarnations */
 	/* poller-owned, on its own cache line */
 	uint64_t not_ready __attribute__((aligned(64)));
 	uint64_t call_failed; /* call eventfd write failed (EAGAIN: full) */
+	/* RX vrings: taken by senders when txmap says this queue takes
+	 * packets re-steered from a disabled pair (vport_txq) */
+	rte_spinlock_t tx_lock;
 };
+
+/*
+ * Where a send to queue pair qp goes (port->txmap[qp], one 16-bit word a
+ * sender reads once per burst): the pair in the low byte
+ * (VPORT_TXQ_NONE: no pair enabled, the burst counts as not ready), and
+ * VPORT_TXQ_LOCK when that pair also takes bursts meant for other pairs
+ * (the guest disabled them): then senders take its tx_lock. An enabled
+ * pair always maps to itself; a disabled one to the enabled pairs in
+ * turn (OVS-DPDK's vhost txq remap). vport_dev.c rewrites it in three
+ * grace-period-separated steps so no two senders ever share a pair
+ * without both locking.
+ */
+#define VPORT_TXQ_NONE 0xffu
+#define VPORT_TXQ_LOCK 0x100u
 
 struct vsw_vport {
 	char name[64];
@@ -55,6 +78,9 @@ struct vsw_vport {
 	bool running;		     /* new_device accepted, not destroyed */
 	bool parked;		     /* queues withdrawn around a message */
 	uint64_t features;
+	uint64_t guest_features; /* as the guest sent SET_FEATURES (vport_qp.c:
+				  * librte_vhost records it without
+				  * PROTOCOL_FEATURES) */
 	uint64_t connects;
 	uint64_t queue_errors;
 	uint64_t disconnects;
@@ -72,6 +98,8 @@ struct vsw_vport {
 	struct vsw_mem mem;	    /* what published queues translate with */
 	uint16_t nr_queues;	    /* 2 * queue pairs */
 	struct vport_queue *queues; /* nr_queues, 64-byte aligned */
+	/* per queue pair, senders read (vport_txq); vhost thread writes */
+	uint16_t txmap[VSW_VPORT_QUEUE_PAIRS_MAX];
 	struct vsw_vport *next;	    /* port table (vport.c) */
 };
 
@@ -139,6 +167,30 @@ void vport_log_guest(struct vsw_vport *port, const char *fmt, ...) __rte_cold
 /* "SET_VRING_CALL refused: why" (the request's name from the table). */
 void vport_log_refused(
 	struct vsw_vport *port, uint32_t request, const char *why) __rte_cold;
+
+/* Where a burst for queue pair qp (< queue pairs) goes: its RX vring's
+ * queue, or NULL; *lock: take q->tx_lock around the enqueue. Pollers. */
+static inline struct vport_queue *
+vport_txq(struct vsw_vport *port, uint16_t qp, bool *lock)
+{
+	uint16_t m = __atomic_load_n(&port->txmap[qp], __ATOMIC_RELAXED);
+
+	*lock = (m & VPORT_TXQ_LOCK) != 0;
+	if (unlikely((m & 0xffu) == VPORT_TXQ_NONE))
+		return NULL;
+	return &port->queues[2 * (m & 0xffu)];
+}
+
+/* vport_dev.c: publish vring q (if not live) / withdraw it (grace period). */
+int vport_queue_publish(struct vsw_vport *port, struct vport_queue *q);
+void vport_queue_withdraw(struct vsw_vport *port, struct vport_queue *q);
+/* vport_qp.c, port->lock held: publish or withdraw q by ready/guest_on
+ * (and update txmap around it); rewrite txmap from which pairs serve; take a per-vring message's
+ * meaning for the guest's queue use (SET_VRING_ENABLE: rewritten). */
+struct vport_msg;
+void vport_queue_update(struct vsw_vport *port, struct vport_queue *q);
+void vport_txmap_update(struct vsw_vport *port);
+void vport_qp_msg(struct vsw_vport *port, struct vport_msg *m);
 
 /* Free per-queue storage (control thread, port gone from librte_vhost). */
 void vport_queues_free(struct vsw_vport *port);

@@ -236,6 +236,27 @@ class QemuGuest:
         return {k: int(v) for k, v in
                 (line.split(":", 1) for line in out.split("\n") if line)}
 
+    def queue_stats(self, ifname):
+        """virtio_net's per-queue counters (`ethtool -S`):
+        {("rx"|"tx", queue): {"packets": n, "bytes": n}}."""
+        out = self.check("ethtool -S %s" % ifname)
+        qs = {}
+        for m in re.finditer(r"(rx|tx)_queue_(\d+)_(packets|bytes): (\d+)",
+                             out):
+            qs.setdefault((m.group(1), int(m.group(2))), {})[
+                m.group(3)] = int(m.group(4))
+        return qs
+
+    def set_channels(self, ifname, n):
+        """`ethtool -L IFNAME combined N`: the queue pairs the guest uses."""
+        self.check("ethtool -L %s combined %d" % (ifname, n))
+
+    def channels(self, ifname):
+        """(max, current) combined channels from `ethtool -l`."""
+        out = self.check("ethtool -l %s" % ifname)
+        vals = [int(v) for v in re.findall(r"Combined:\s+(\d+)", out)]
+        return vals[0], vals[1]
+
     # ---- stopping ----
 
     def shutdown(self, timeout=20):

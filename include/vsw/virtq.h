@@ -63,8 +63,8 @@ struct vsw_mem {
  * ring head index >= size (ERR_DESC_INDEX) make the ring inconsistent: the
  * queue stops (broken) and ERR_RING_BROKEN moves once. Packed rings:
  * a chain that runs into a descriptor not marked available
- * (ERR_DESC_NOT_AVAIL) or is longer than the ring (ERR_DESC_LOOP) has no
- * end to skip to, so it breaks the ring too; a buffer id >= size or one
+ * (ERR_DESC_NOT_AVAIL; a chain longer than the ring does too, at its own
+ * head a lap later) has no end to skip to, so it breaks the ring too; a buffer id >= size or one
  * already taken in this burst (ERR_DESC_ID) drops the chain. Packets offered to a
  * broken queue are ENQ_DROP_NOT_READY; a broken queue dequeues nothing.
  * NOTIFY_SENT + NOTIFY_SUPPRESSED = bursts that published used entries.

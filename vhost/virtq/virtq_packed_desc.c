@@ -8,7 +8,8 @@
  * more ring slots than the ring holds, INDIRECT only as a chain's one
  * descriptor, the table length (multiple of 16, not empty, <= ring size),
  * no zero length, the direction flag. Inside a table only WRITE counts
- * (2.8.7: other flags and the id are reserved, ignored).
+ * (2.8.7: other flags and the id are reserved, ignored), and only on RX
+ * (see pwalk_take).
  *
  * A chain whose end cannot be found (ERR_DESC_NOT_AVAIL, ERR_DESC_LOOP)
  * leaves no way to find the next chain: the callers break the ring. Any
@@ -35,13 +36,20 @@ pdesc_read(const volatile struct vring_packed_desc *v,
 	d->flags = v->flags;
 }
 
-/* Makes d (a direct descriptor or a table entry) the current span. */
+/*
+ * Makes d (a direct descriptor or a table entry) the current span. dir_mask
+ * is VRING_DESC_F_WRITE, or 0 for a TX table entry: DPDK's virtio driver
+ * (22.11) leaves WRITE set on the header entry of its packed indirect TX
+ * tables. Reading such a buffer harms nothing, so TX tables are taken as
+ * they come; RX still needs WRITE everywhere.
+ */
 static int
-pwalk_take(struct virtq_pwalk *w, const struct vring_packed_desc *d)
+pwalk_take(struct virtq_pwalk *w, const struct vring_packed_desc *d,
+	uint16_t dir_mask)
 {
 	if (unlikely(d->len == 0))
 		return pwalk_fail(w, VSW_VIRTQ_STAT_ERR_DESC_ZERO_LEN);
-	if (unlikely((d->flags & VRING_DESC_F_WRITE) != w->dir))
+	if (unlikely((d->flags & dir_mask) != w->dir))
 		return pwalk_fail(w, VSW_VIRTQ_STAT_ERR_DESC_WRONG_DIR);
 	w->gpa = d->addr;
 	w->left = d->len;
@@ -62,7 +70,7 @@ pwalk_table_next(struct vsw_virtq *vq, struct virtq_pwalk *w)
 	else if (virtq_mem_read(vq->mem, &d, at, sizeof(d)) < 0)
 		return pwalk_fail(w, VSW_VIRTQ_STAT_ERR_DESC_ADDR);
 	w->count++;
-	return pwalk_take(w, &d);
+	return pwalk_take(w, &d, w->dir);
 }
 
 static int
@@ -105,7 +113,7 @@ pwalk_ring_load(struct vsw_virtq *vq, struct virtq_pwalk *w)
 	w->id = d.id;
 	if (d.flags & VRING_DESC_F_INDIRECT)
 		return pwalk_enter_indirect(vq, w, &d);
-	return pwalk_take(w, &d);
+	return pwalk_take(w, &d, VRING_DESC_F_WRITE);
 }
 
 /* Next descriptor of the chain: 1 loaded, 0 at the end, -1 (w->err). */

@@ -35,6 +35,7 @@ RTE_LOG_REGISTER(vport_logtype, vsw.vport, INFO);
 	((1ULL << VIRTIO_F_VERSION_1) | (1ULL << VIRTIO_NET_F_MRG_RXBUF) | \
 		(1ULL << VIRTIO_RING_F_INDIRECT_DESC) |                    \
 		(1ULL << VIRTIO_RING_F_EVENT_IDX) |                        \
+		(1ULL << VIRTIO_F_RING_PACKED) |                           \
 		(1ULL << VIRTIO_NET_F_MQ) |                                \
 		(1ULL << VHOST_USER_F_PROTOCOL_FEATURES))
 #define VPORT_PROTOCOL_FEATURES               \
@@ -47,6 +48,7 @@ _Static_assert(
 	VSW_VIRTIO_RING_F_INDIRECT_DESC == VIRTIO_RING_F_INDIRECT_DESC, "bit");
 _Static_assert(VSW_VIRTIO_RING_F_EVENT_IDX == VIRTIO_RING_F_EVENT_IDX, "bit");
 _Static_assert(VSW_VIRTIO_F_VERSION_1 == VIRTIO_F_VERSION_1, "bit");
+_Static_assert(VSW_VIRTIO_F_RING_PACKED == VIRTIO_F_RING_PACKED, "bit");
 
 /* Port table: control thread and librte_vhost's threads. */
 static pthread_mutex_t vport_table_lock = PTHREAD_MUTEX_INITIALIZER;

@@ -15,7 +15,9 @@
  *      not available there                      (no end: ring broken)
  *   7. indirect table outside guest memory
  *   8. INDIRECT with NEXT; INDIRECT inside a chain (chain skipped whole)
- *   9. indirect table length 0, not a multiple of 16
+ *   9. indirect table length 0, not a multiple of 16; a TX table entry
+ *      with WRITE (taken: DPDK's driver sets it), an RX one without
+ *      (dropped)
  *  10. zero length; TX descriptor write-only; RX descriptor read-only
  *      (guest memory unchanged)
  *  11. RX buffer id out of range
@@ -186,12 +188,43 @@ test_ph_indirect(void **state)
 	bad_one(f, S(ERR_INDIRECT_LEN), 3, 1);
 	tgp_desc_raw(&f->q, 6, t, 17, 3, AV(true) | IND);
 	bad_one(f, S(ERR_INDIRECT_LEN), 3, 1);
-	/* a good one after all that */
+	/* a good one after all that; its entry has WRITE set, as DPDK's
+	 * driver leaves it on TX header entries: taken (TX only reads) */
+	e.flags = WR;
+	tg_write(&f->g, t, &e, sizeof(e));
 	tgp_desc_raw(&f->q, 7, t, 16, 3, AV(true) | IND);
 	assert_int_equal(pfx_deq(f, 32), 1);
 	used_is(f, 3, 0, 1);
 	PFX_EXPECT(f, {S(DEQ_PACKETS), 1}, {S(DEQ_BYTES), 60},
 		{S(NOTIFY_SENT), 1});
+	pfx_free(f);
+}
+
+/* RX through an indirect table: every entry must be write-only. */
+static void
+test_ph_indirect_rx(void **state)
+{
+	struct pfx *f = pfx_new(4, F_STD);
+	uint64_t t = tg_alloc_data(&f->g, 32, 16);
+	struct vring_packed_desc e[2] = {
+		{.addr = tg_alloc_data(&f->g, 64, 1), .len = 64, .flags = WR},
+		{.addr = tg_alloc_data(&f->g, 64, 1), .len = 64},
+	};
+	struct rte_mbuf *m = pfx_mbuf(100, 0x42);
+
+	(void)state;
+	tg_write(&f->g, t, e, sizeof(e));
+	tgp_desc_raw(&f->q, 0, t, 32, 2, AV(true) | IND);
+	assert_int_equal(vsw_virtq_enqueue_burst(f->vq, &m, 1), 0);
+	used_is(f, 2, 0, 1);
+	PFX_EXPECT(f, {S(ENQ_DROP_BAD_DESC), 1}, {S(ERR_DESC_WRONG_DIR), 1},
+		{S(NOTIFY_SENT), 1});
+	e[1].flags = WR;
+	tg_write(&f->g, t, e, sizeof(e));
+	tgp_desc_raw(&f->q, 1, t, 32, 2, AV(true) | IND);
+	assert_int_equal(vsw_virtq_enqueue_burst(f->vq, &m, 1), 1);
+	used_is(f, 2, 112, 1);
+	rte_pktmbuf_free(m);
 	pfx_free(f);
 }
 
@@ -287,6 +320,7 @@ test_virtq_packed_hostile_run(void)
 		T(test_ph_ids),
 		T(test_ph_no_end),
 		T(test_ph_indirect),
+		T(test_ph_indirect_rx),
 		T(test_ph_desc),
 		T(test_ph_garbage),
 	};

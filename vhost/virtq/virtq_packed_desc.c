@@ -159,18 +159,18 @@ virtq_pwalk_finish(struct vsw_virtq *vq, struct virtq_pwalk *w)
 		const volatile struct vring_packed_desc *v;
 		uint16_t f;
 
-		if (unlikely(w->ring_n == vq->size)) {
-			w->err = VSW_VIRTQ_STAT_ERR_DESC_LOOP;
-			return -1;
-		}
 		packed_advance(vq, &w->slot, &w->wrap, 1);
 		v = &vq->pdesc[w->slot];
 		f = v->flags;
+		/* the checks of pwalk_ring_load, in its order */
 		if (unlikely(!packed_avail(f, w->wrap))) {
 			w->err = VSW_VIRTQ_STAT_ERR_DESC_NOT_AVAIL;
 			return -1;
 		}
-		w->ring_n++;
+		if (unlikely(++w->ring_n > vq->size)) {
+			w->err = VSW_VIRTQ_STAT_ERR_DESC_LOOP;
+			return -1;
+		}
 		w->flags = f;
 		w->id = v->id;
 	}

@@ -132,7 +132,9 @@ post_chain(struct tgp_vq *q, const uint64_t *gpa, const uint32_t *len,
 
 		d->addr = gpa[i];
 		d->len = len[i];
-		d->id = id;
+		/* 2.8.6: the id is in the last descriptor; the others hold
+		 * something else, so a device reading them is caught */
+		d->id = i + 1 == n ? id : (uint16_t)~id;
 		if (i == 0)
 			head_flags = f;
 		else

@@ -361,8 +361,14 @@ deq_burst(struct vsw_virtq *vq, uint16_t n)
 	}
 	want[VSW_VIRTQ_STAT_DEQ_PACKETS] = good;
 	for (i = VSW_VIRTQ_STAT_DEQ_PACKETS; i < VSW_VIRTQ_STAT_NOTIFY_SENT;
-		i++)
+		i++) {
+		if (after[i] - before[i] != want[i])
+			fprintf(stderr, "%s moved by %llu, predicted %llu\n",
+				vsw_virtq_stat_name(i),
+				(unsigned long long)(after[i] - before[i]),
+				(unsigned long long)want[i]);
 		FZ_CHECK(after[i] - before[i] == want[i]);
+	}
 	FZ_CHECK(after[VSW_VIRTQ_STAT_NOTIFY_SENT] +
 			 after[VSW_VIRTQ_STAT_NOTIFY_SUPPRESSED] -
 			 before[VSW_VIRTQ_STAT_NOTIFY_SENT] -

@@ -80,7 +80,23 @@ struct virtq_pwalk {
 int virtq_pwalk_start(struct vsw_virtq *vq, struct virtq_pwalk *w,
 	uint16_t dir);
 int virtq_pwalk_next(struct vsw_virtq *vq, struct virtq_pwalk *w);
-int virtq_pwalk_finish(struct vsw_virtq *vq, struct virtq_pwalk *w);
+int virtq_pwalk_skip(struct vsw_virtq *vq, struct virtq_pwalk *w);
+
+/*
+ * Skips the rest of the chain's ring slots (a chain used only in part, or
+ * a bad one), so ring_n and id are the whole chain's. 0, or -1 when the
+ * chain has no end (w->err set): the ring cannot go on. Inline for the
+ * common case, a chain already at its last slot.
+ */
+static __rte_always_inline int
+virtq_pwalk_finish(struct vsw_virtq *vq, struct virtq_pwalk *w)
+{
+	if (likely(!(w->flags & VRING_DESC_F_NEXT) &&
+		    w->err != VSW_VIRTQ_STAT_ERR_DESC_NOT_AVAIL &&
+		    w->err != VSW_VIRTQ_STAT_ERR_DESC_LOOP))
+		return 0;
+	return virtq_pwalk_skip(vq, w);
+}
 
 /* Like virtq_walk_span: 1 with a span, 0 at the chain's end, -1 (w->err). */
 static __rte_always_inline int
@@ -91,8 +107,12 @@ virtq_pwalk_span(struct vsw_virtq *vq, struct virtq_pwalk *w, uint8_t **p,
 	void *va;
 
 	while (w->left == 0) {
-		int rc = virtq_pwalk_next(vq, w);
+		int rc;
 
+		/* the common end (a direct chain's last slot) without a call */
+		if (!w->indirect && !(w->flags & VRING_DESC_F_NEXT))
+			return 0;
+		rc = virtq_pwalk_next(vq, w);
 		if (rc <= 0)
 			return rc;
 	}

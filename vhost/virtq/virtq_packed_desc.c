@@ -144,13 +144,9 @@ virtq_pwalk_start(struct vsw_virtq *vq, struct virtq_pwalk *w, uint16_t dir)
 	return pwalk_ring_load(vq, w) < 0 ? -1 : 0;
 }
 
-/*
- * Skips the rest of the chain's ring slots (a chain used only in part, or
- * a bad one), so ring_n and id are the whole chain's. 0, or -1 when the
- * chain has no end (w->err set): the ring cannot go on.
- */
+/* virtq_pwalk_finish's slow path (virtq_packed.h). */
 int
-virtq_pwalk_finish(struct vsw_virtq *vq, struct virtq_pwalk *w)
+virtq_pwalk_skip(struct vsw_virtq *vq, struct virtq_pwalk *w)
 {
 	if (unlikely(w->err == VSW_VIRTQ_STAT_ERR_DESC_NOT_AVAIL ||
 		    w->err == VSW_VIRTQ_STAT_ERR_DESC_LOOP))

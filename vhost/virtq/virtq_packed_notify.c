@@ -78,6 +78,7 @@ virtq_packed_flush(struct vsw_virtq *vq)
 	first->id = PSHADOW_BUF(vq->shadow[0].id);
 	first->len = vq->shadow[0].len;
 	first_flags = used_flags(wrap, vq->shadow[0].len);
+	packed_id_clear(vq, vq->shadow[0].id);
 	packed_advance(vq, &idx, &wrap, PSHADOW_NDESC(vq->shadow[0].id));
 	for (i = 1; i < vq->shadow_n; i++) {
 		struct vring_packed_desc *d = &vq->pdesc[idx];
@@ -87,12 +88,11 @@ virtq_packed_flush(struct vsw_virtq *vq)
 		d->len = vq->shadow[i].len;
 		__atomic_store_n(&d->flags, used_flags(wrap, vq->shadow[i].len),
 			__ATOMIC_RELAXED);
+		packed_id_clear(vq, v);
 		packed_advance(vq, &idx, &wrap, PSHADOW_NDESC(v));
 	}
 	/* the batch becomes visible with its first descriptor's flags */
 	__atomic_store_n(&first->flags, first_flags, __ATOMIC_RELEASE);
-	for (i = 0; i < vq->shadow_n; i++)
-		packed_id_clear(vq, vq->shadow[i].id);
 	vq->shadow_n = 0;
 	vq->last_used_idx = idx;
 	vq->used_wrap = wrap;

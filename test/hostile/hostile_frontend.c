@@ -255,6 +255,9 @@ find(const char *name)
 	for (i = 0; i < hs_n_fd; i++)
 		if (strcmp(hs_fd_scenarios[i].name, name) == 0)
 			return &hs_fd_scenarios[i];
+	for (i = 0; i < hs_n_packed; i++)
+		if (strcmp(hs_packed_scenarios[i].name, name) == 0)
+			return &hs_packed_scenarios[i];
 	return NULL;
 }
 
@@ -273,6 +276,10 @@ list(void)
 	for (i = 0; i < hs_n_fd; i++)
 		printf("%s\t%s\t%s\n", hs_fd_scenarios[i].name,
 			hs_fd_scenarios[i].counters, hs_fd_scenarios[i].what);
+	for (i = 0; i < hs_n_packed; i++)
+		printf("%s\t%s\t%s\n", hs_packed_scenarios[i].name,
+			hs_packed_scenarios[i].counters,
+			hs_packed_scenarios[i].what);
 }
 
 int

@@ -43,7 +43,7 @@ pdesc_read(const volatile struct vring_packed_desc *v,
  * tables. Reading such a buffer harms nothing, so TX tables are taken as
  * they come; RX still needs WRITE everywhere.
  */
-static int
+static __rte_always_inline int
 pwalk_take(struct virtq_pwalk *w, const struct vring_packed_desc *d,
 	uint16_t dir_mask)
 {
@@ -99,7 +99,7 @@ pwalk_enter_indirect(struct vsw_virtq *vq, struct virtq_pwalk *w,
 
 /* The ring descriptor at w->slot: the head (checked by the caller) or a
  * later one of the chain, which must be available in the same lap. */
-static int
+static __rte_always_inline int
 pwalk_ring_load(struct vsw_virtq *vq, struct virtq_pwalk *w)
 {
 	struct vring_packed_desc d;

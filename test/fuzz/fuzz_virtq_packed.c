@@ -320,8 +320,11 @@ deq_burst(struct vsw_virtq *vq, uint16_t n)
 			breaks = true;
 			break;
 		}
-		if ((r->id >= qsize || ((inflight[r->id >> 6] >> (r->id & 63)) & 1))
-			&& r->outcome != VSW_VIRTQ_STAT_DEQ_DROP_BAD_DESC) {
+		bool busy = r->id < qsize &&
+			((inflight[r->id >> 6] >> (r->id & 63)) & 1);
+
+		if ((r->id >= qsize || busy) &&
+			r->outcome != VSW_VIRTQ_STAT_DEQ_DROP_BAD_DESC) {
 			r->outcome = VSW_VIRTQ_STAT_DEQ_DROP_BAD_DESC;
 			r->err = VSW_VIRTQ_STAT_ERR_DESC_ID;
 		}
@@ -401,8 +404,8 @@ enq_burst(struct vsw_virtq *vq, uint16_t n, uint16_t len)
 	for (i = VSW_VIRTQ_STAT_ENQ_DROP_RING_FULL;
 		i <= VSW_VIRTQ_STAT_ENQ_DROP_SHORT_HDR; i++)
 		sum += a[i] - b[i];
-	FZ_CHECK(a[VSW_VIRTQ_STAT_ENQ_PACKETS] - b[VSW_VIRTQ_STAT_ENQ_PACKETS] ==
-		 got);
+	FZ_CHECK(a[VSW_VIRTQ_STAT_ENQ_PACKETS] -
+			 b[VSW_VIRTQ_STAT_ENQ_PACKETS] == got);
 	FZ_CHECK(got + sum == n);
 	rte_pktmbuf_free_bulk(pkts, n);
 }
@@ -453,9 +456,10 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 			for (i = 0; i < 16; i++)
 				b[i] = fz_u8(&in);
-			memcpy(host[at < R1_SIZE ? 1 : 2] +
-				(at < R1_SIZE ? at : at - R1_SIZE), b,
-				at < R1_SIZE && at + 16 > R1_SIZE ? R1_SIZE - at : 16);
+			bool r1 = at < R1_SIZE;
+
+			memcpy(host[r1 ? 1 : 2] + (r1 ? at : at - R1_SIZE), b,
+				r1 && at + 16 > R1_SIZE ? R1_SIZE - at : 16);
 		} else {
 			uint16_t n = fz_u8(&in) % (VSW_VIRTQ_BURST_MAX + 1);
 

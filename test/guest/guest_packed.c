@@ -123,7 +123,8 @@ post_chain(struct tgp_vq *q, const uint64_t *gpa, const uint32_t *len,
 		q->desc[head].addr = t;
 		q->desc[head].len = 16 * n;
 		q->desc[head].id = id;
-		head_flags = VRING_DESC_F_INDIRECT | tgp_avail_flags(q->avail_wrap);
+		head_flags = VRING_DESC_F_INDIRECT |
+			tgp_avail_flags(q->avail_wrap);
 	}
 	for (i = 0; !indirect && i < n; i++) {
 		struct vring_packed_desc *d = &q->desc[q->next_avail];
@@ -302,7 +303,7 @@ tgp_rx_recv(struct tgp_vq *q, uint8_t *out, uint32_t cap, uint16_t *nbufs)
 		if (hdr[i] != 0)
 			return -2;
 	if (n == 0 || (n > 1 && !(q->features &
-					   (1ull << VSW_VIRTIO_NET_F_MRG_RXBUF))))
+				       (1ull << VSW_VIRTIO_NET_F_MRG_RXBUF))))
 		return -2;
 	for (i = 1; i < n; i++) {
 		rc = rx_take(q, NULL, 0, out, cap, &got);

@@ -39,6 +39,14 @@ frame_at(struct hs_ctx *c, uint32_t off, unsigned long long seq)
 	return scratch_gpa(c, off);
 }
 
+/* A failed check: say why, return 1. */
+static int
+fail(const char *why)
+{
+	hs_note("%s", why);
+	return 1;
+}
+
 /* Moves the guest's avail position on by one slot. */
 static void
 avail_step(struct vu_ring *r)
@@ -162,12 +170,12 @@ s_wrap_lie(struct hs_ctx *c)
 	vu_pdesc_set(&c->f, TXQ, at, b, VU_HDR_LEN + 64, 1,
 		vu_pavail(r->avail_wrap) | vu_pavail(!r->avail_wrap));
 	if (!tx_quiet(c))
-		return hs_note("a used-looking slot was consumed"), 1;
+		return fail("a used-looking slot was consumed");
 	vu_pdesc_set(&c->f, TXQ, at, b, VU_HDR_LEN + 64, 1,
 		vu_pavail(!r->avail_wrap));
 	if (!tx_quiet(c))
-		return hs_note("a slot of the wrong lap was consumed"), 1;
-	return tx_probe(c) ? 0 : (hs_note("queue dead after the lies"), 1);
+		return fail("a slot of the wrong lap was consumed");
+	return tx_probe(c) ? 0 : fail("queue dead after the lies");
 }
 
 static int
@@ -180,10 +188,11 @@ s_avail_twice(struct hs_ctx *c)
 	/* the slot the probe used, made available again in its old lap */
 	prev = (uint16_t)((r->next_avail + r->size - 1) % r->size);
 	vu_pdesc_set(&c->f, TXQ, prev, frame_at(c, 0, 2), VU_HDR_LEN + 64, 7,
-		vu_pavail(prev == r->size - 1 ? !r->avail_wrap : r->avail_wrap));
+		vu_pavail(prev == r->size - 1 ? !r->avail_wrap :
+						r->avail_wrap));
 	if (!tx_quiet(c))
-		return hs_note("a slot made available twice was consumed"), 1;
-	return tx_probe(c) ? 0 : (hs_note("queue dead"), 1);
+		return fail("a slot made available twice was consumed");
+	return tx_probe(c) ? 0 : fail("queue dead");
 }
 
 static int
@@ -215,7 +224,7 @@ s_id_reuse(struct hs_ctx *c)
 	avail_step(r);
 	avail_step(r);
 	if (!tx_used(c, 1, &id, &len, 3000) || id != 9)
-		return hs_note("first buffer 9 not returned"), 1;
+		return fail("first buffer 9 not returned");
 	return tx_bad(c, 1, 9);
 }
 
@@ -238,10 +247,10 @@ s_no_end(struct hs_ctx *c)
 	tx_offer(c, 12, NEXT | vu_pavail(r->avail_wrap), frame_at(c, 0, 6),
 		VU_HDR_LEN + 64);
 	if (!tx_quiet(c))
-		return hs_note("a chain without an end was returned"), 1;
+		return fail("a chain without an end was returned");
 	tx_offer(c, 13, vu_pavail(r->avail_wrap), frame_at(c, 0x100, 7),
 		VU_HDR_LEN + 64);
-	return tx_quiet(c) ? 0 : (hs_note("broken ring still consumed"), 1);
+	return tx_quiet(c) ? 0 : fail("broken ring still consumed");
 }
 
 /* Driver event area of the TX ring beyond guest memory. */
@@ -256,7 +265,7 @@ s_event_outside(struct hs_ctx *c)
 			       (rc = vu_mem_table(&c->f)) ||
 			       (rc = vu_send_state(&c->f, VU_SET_VRING_NUM,
 					TXQ, QS))))
-		return hs_note("set-up failed: %s", strerror(-rc)), 1;
+		return fail(strerror(-rc));
 	memset(&m, 0, sizeof(m));
 	m.u.addr.index = TXQ;
 	m.u.addr.desc = (uint64_t)(uintptr_t)c->f.mem;
@@ -265,7 +274,7 @@ s_event_outside(struct hs_ctx *c)
 	vu_send(&c->f, VU_SET_VRING_ADDR, &m.u.addr, sizeof(m.u.addr), NULL,
 		0);
 	if (!vu_peer_closed(&c->f, 3000))
-		return hs_note("event area outside memory accepted"), 1;
+		return fail("event area outside memory accepted");
 	return 0;
 }
 

@@ -246,7 +246,7 @@ test_packed_dequeue_random(void **state)
 	}
 }
 
-/* --- enqueue: the greedy in-order model ------------------------------------ */
+/* --- enqueue: the greedy in-order model ----------------------------------- */
 
 struct posted {
 	uint16_t id;
@@ -267,7 +267,8 @@ enqueue_round(struct pfx *f, bool mrg)
 
 	tg_data_reset(&f->g);
 	for (;;) { /* RX buffers: 1..4 pieces, hdr..4096 bytes in all */
-		uint32_t n = tl_rand_range(&ptest_rng, 1, RTE_MIN(4u, f->q.size));
+		uint32_t n = tl_rand_range(&ptest_rng, 1,
+			RTE_MIN(4u, f->q.size));
 		uint32_t cap = 0, k;
 		int id;
 

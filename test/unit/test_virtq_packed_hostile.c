@@ -144,7 +144,8 @@ test_ph_no_end(void **state)
 	f = pfx_new(4, F_STD);
 	b = tx_buf(f, 60);
 	for (i = 4; i-- > 0;)
-		tgp_desc_raw(&f->q, (uint16_t)i, b + (i ? 72 : 0), i ? 1 : 72, 3,
+		tgp_desc_raw(&f->q, (uint16_t)i, b + (i ? 72 : 0),
+			i ? 1 : 72, 3,
 			AV(true) | (i < 3 ? NEXT : 0));
 	assert_int_equal(pfx_deq(f, 32), 1);
 	used_is(f, 3, 0, 4);
@@ -287,7 +288,8 @@ test_ph_garbage(void **state)
 						size + 1),
 					fl);
 			}
-			f->q.driver_event->flags = (uint16_t)tl_rand32(&ptest_rng);
+			f->q.driver_event->flags =
+				(uint16_t)tl_rand32(&ptest_rng);
 			f->q.driver_event->off_wrap =
 				(uint16_t)tl_rand32(&ptest_rng);
 			for (i = 0; i < 4; i++)

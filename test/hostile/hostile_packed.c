@@ -166,10 +166,13 @@ s_wrap_lie(struct hs_ctx *c)
 	UP();
 	at = r->next_avail;
 	b = frame_at(c, 0, 1);
-	/* looks used; then available in the other lap */
+	/* looks used (to us too: so watch its length, which the device would
+	 * set to 0); then available in the other lap */
 	vu_pdesc_set(&c->f, TXQ, at, b, VU_HDR_LEN + 64, 1,
 		vu_pavail(r->avail_wrap) | vu_pavail(!r->avail_wrap));
-	if (!tx_quiet(c))
+	hs_sleep_ms(300);
+	if (__atomic_load_n(&r->pdesc[at].len, __ATOMIC_ACQUIRE) !=
+		VU_HDR_LEN + 64)
 		return fail("a used-looking slot was consumed");
 	vu_pdesc_set(&c->f, TXQ, at, b, VU_HDR_LEN + 64, 1,
 		vu_pavail(!r->avail_wrap));

@@ -16,7 +16,13 @@
  * is the memcpy placeholder the two are the same code; the real engine's
  * implementation switch gives that A/B once it lands.
  *
- *   vsw-bench-virtq [--blocks N] [--bursts N]
+ * --packed: split vs packed rings instead, side by side in one rotation
+ * (enqueue into mergeable 2 KiB buffers, dequeue of single-descriptor TX
+ * chains, both copy placements at the defaults of the enqueue and the
+ * plain dequeue), at 64 and 1518 B. The packed guest re-posts slots in
+ * place (id = slot), as an in-order driver would.
+ *
+ *   vsw-bench-virtq [--blocks N] [--bursts N] [--packed]
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,6 +36,7 @@
 #include <vsw/virtq.h>
 
 #include "guest.h"
+#include "guest_packed.h"
 #include "tl_mbuf.h"
 
 #define BURST 32u
@@ -286,22 +293,214 @@ run_size(struct side *rx, struct side *tx, struct rte_mempool *mp,
 	free(data);
 }
 
+/* --- split vs packed ------------------------------------------------------ */
+
+struct pside {
+	struct tg_guest g;
+	struct tgp_vq q;
+	struct vsw_virtq *vq;
+	uint64_t buf[QSIZE]; /* what slot i carries */
+	uint32_t len[QSIZE];
+	uint16_t flags;      /* WRITE (RX) or 0 (TX) */
+};
+
+static void
+pside_init(struct pside *s, uint64_t features, uint16_t flags)
+{
+	uint32_t i;
+
+	memset(s, 0, sizeof(*s));
+	if (tg_guest_init(&s->g) != 0 ||
+		tgp_vq_init(&s->q, &s->g, QSIZE, features) != 0) {
+		fprintf(stderr, "guest set-up failed\n");
+		exit(1);
+	}
+	s->q.cfg.no_deq_align = true;
+	s->vq = vsw_virtq_create(&s->q.cfg);
+	if (s->vq == NULL) {
+		fprintf(stderr, "virtq create failed\n");
+		exit(1);
+	}
+	s->flags = flags;
+	for (i = 0; i < QSIZE; i++) {
+		s->buf[i] = tg_alloc_data(&s->g, RXBUF, 64);
+		s->len[i] = RXBUF;
+	}
+}
+
+/* n one-slot buffers made available (head flags last per slot). */
+static void
+ppost(struct pside *s, uint32_t n)
+{
+	uint32_t i;
+
+	for (i = 0; i < n; i++) {
+		uint16_t at = s->q.next_avail;
+
+		tgp_desc_raw(&s->q, at, s->buf[at], s->len[at], at,
+			s->flags | tgp_avail_flags(s->q.avail_wrap));
+		if (++s->q.next_avail == QSIZE) {
+			s->q.next_avail = 0;
+			s->q.avail_wrap = !s->q.avail_wrap;
+		}
+	}
+}
+
+static void
+ptx_layout(struct pside *s, uint32_t len)
+{
+	uint32_t i;
+
+	/* the same BURST frames over and over, as the split side sends */
+	for (i = 0; i < QSIZE; i++) {
+		uint8_t *h;
+
+		s->buf[i] = s->buf[i % BURST];
+		h = tg_host(&s->g, s->buf[i]);
+		memset(h, 0, 12);
+		memset(h + 12, (int)(i % BURST), len);
+		s->len[i] = 12 + len;
+	}
+}
+
+static uint64_t
+penq_block(struct pside *s, struct rte_mbuf **m, int bursts)
+{
+	uint64_t cyc = 0;
+	int b;
+
+	for (b = 0; b < bursts; b++) {
+		uint64_t t0;
+
+		ppost(s, BURST);
+		t0 = rte_rdtsc_precise();
+		if (vsw_virtq_enqueue_burst(s->vq, m, BURST) != BURST)
+			die_stats(s->vq, "packed enqueue short");
+		cyc += rte_rdtsc_precise() - t0;
+	}
+	return cyc;
+}
+
+static uint64_t
+pdeq_block(struct pside *s, struct rte_mempool *mp, int bursts)
+{
+	struct rte_mbuf *m[BURST];
+	uint64_t cyc = 0;
+	int b;
+
+	for (b = 0; b < bursts; b++) {
+		uint64_t t0;
+
+		ppost(s, BURST);
+		t0 = rte_rdtsc_precise();
+		if (vsw_virtq_dequeue_burst(s->vq, mp, m, BURST) != BURST)
+			die_stats(s->vq, "packed dequeue short");
+		cyc += rte_rdtsc_precise() - t0;
+		rte_pktmbuf_free_bulk(m, BURST);
+	}
+	return cyc;
+}
+
+enum pvariant { SPLIT_ENQ, PACKED_ENQ, SPLIT_DEQ, PACKED_DEQ, NPVARIANT };
+static const char *const pvname[NPVARIANT] = {"split enq", "packed enq",
+	"split deq", "packed deq"};
+
+static uint64_t
+run_pvariant(enum pvariant v, struct side *rx, struct side *tx,
+	struct pside *prx, struct pside *ptx, struct rte_mempool *mp,
+	struct rte_mbuf **m, uint32_t len, int bursts)
+{
+	switch (v) {
+	case SPLIT_ENQ:
+		return enq_block(rx, m, len, bursts);
+	case PACKED_ENQ:
+		return penq_block(prx, m, bursts);
+	case SPLIT_DEQ:
+		return deq_block(tx, mp, bursts);
+	default:
+		return pdeq_block(ptx, mp, bursts);
+	}
+}
+
+static void
+run_packed(struct side *rx, struct side *tx, struct rte_mempool *mp,
+	int blocks, int bursts)
+{
+	static const uint32_t psizes[] = {64, 1518};
+	static uint64_t cyc[NPVARIANT][MAXBLK];
+	struct pside prx, ptx;
+	struct rte_mbuf *m[BURST];
+	uint8_t data[1518];
+	uint32_t i, z;
+	int k, j;
+
+	pside_init(&prx, 1ull << VSW_VIRTIO_NET_F_MRG_RXBUF |
+			1ull << VSW_VIRTIO_F_VERSION_1, VRING_DESC_F_WRITE);
+	pside_init(&ptx, 1ull << VSW_VIRTIO_F_VERSION_1, 0);
+	side_placement(rx, false, true);
+	side_placement(tx, false, false);
+	printf("%6s", "bytes");
+	for (j = 0; j < NPVARIANT; j++)
+		printf("  %10s", pvname[j]);
+	printf("  %9s  %9s\n", "enq p/s", "deq p/s");
+	memset(data, 0x5a, sizeof(data));
+	for (z = 0; z < RTE_DIM(psizes); z++) {
+		uint32_t len = psizes[z];
+
+		for (i = 0; i < BURST; i++) {
+			m[i] = tl_mbuf_build_at(mp, data, len, 0,
+				RTE_PKTMBUF_HEADROOM);
+			if (m[i] == NULL)
+				exit(1);
+		}
+		tx_layout(tx, len);
+		ptx_layout(&ptx, len);
+		for (j = 0; j < NPVARIANT; j++) /* warm-up */
+			run_pvariant(j, rx, tx, &prx, &ptx, mp, m, len,
+				bursts / 4 + 1);
+		for (k = 0; k < blocks; k++)
+			for (j = 0; j < NPVARIANT; j++) {
+				enum pvariant v = (enum pvariant)((j + k) %
+					NPVARIANT);
+
+				cyc[v][k] = run_pvariant(v, rx, tx, &prx, &ptx,
+					mp, m, len, bursts);
+			}
+		printf("%6u", len);
+		for (j = 0; j < NPVARIANT; j++)
+			printf("  %10.1f", median_per_pkt(cyc[j], blocks,
+				bursts));
+		printf("  %9.3f  %9.3f\n",
+			median_per_pkt(cyc[PACKED_ENQ], blocks, bursts) /
+				median_per_pkt(cyc[SPLIT_ENQ], blocks, bursts),
+			median_per_pkt(cyc[PACKED_DEQ], blocks, bursts) /
+				median_per_pkt(cyc[SPLIT_DEQ], blocks, bursts));
+		rte_pktmbuf_free_bulk(m, BURST);
+	}
+	vsw_virtq_destroy(prx.vq);
+	vsw_virtq_destroy(ptx.vq);
+}
+
 int
 main(int argc, char **argv)
 {
 	struct rte_mempool *mp;
 	struct side rx, tx;
 	int blocks = 9, bursts = 2000, i;
+	bool packed = false;
 	size_t s;
 
-	for (i = 1; i + 1 < argc; i += 2) {
-		if (strcmp(argv[i], "--blocks") == 0)
-			blocks = atoi(argv[i + 1]);
-		else if (strcmp(argv[i], "--bursts") == 0)
-			bursts = atoi(argv[i + 1]);
+	for (i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--packed") == 0)
+			packed = true;
+		else if (i + 1 < argc && strcmp(argv[i], "--blocks") == 0)
+			blocks = atoi(argv[++i]);
+		else if (i + 1 < argc && strcmp(argv[i], "--bursts") == 0)
+			bursts = atoi(argv[++i]);
 	}
 	if (blocks < 1 || blocks > MAXBLK || bursts < 1) {
-		fprintf(stderr, "usage: %s [--blocks 1..%d] [--bursts N]\n",
+		fprintf(stderr, "usage: %s [--blocks 1..%d] [--bursts N] "
+			"[--packed]\n",
 			argv[0], MAXBLK);
 		return 2;
 	}
@@ -318,6 +517,11 @@ main(int argc, char **argv)
 	printf("virtq data path, TSC cycles per packet (median of %d blocks "
 	       "x %d bursts of %u; TSC %.2f GHz)\n",
 		blocks, bursts, BURST, (double)rte_get_tsc_hz() / 1e9);
+	if (packed) {
+		run_packed(&rx, &tx, mp, blocks, bursts);
+		rte_eal_cleanup();
+		return 0;
+	}
 	printf("%6s", "bytes");
 	for (i = 0; i < NVARIANT; i++)
 		printf("  %10s", vname[i]);

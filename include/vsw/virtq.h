@@ -68,6 +68,7 @@ struct rte_mempool;
 	((1ULL << VSW_VIRTIO_NET_F_GUEST_CSUM) |                               \
 		(1ULL << VSW_VIRTIO_NET_F_GUEST_TSO4) |                        \
 		(1ULL << VSW_VIRTIO_NET_F_GUEST_TSO6))
+#define VSW_VIRTIO_F_RING_PACKED 34 /* packed rings (virtio 1.1, 2.8) */
 
 /* One guest memory region: guest physical range -> our virtual address. */
 struct vsw_mem_region {
@@ -94,7 +95,11 @@ struct vsw_mem {
  * ERR_* say why (a packet dropped for a bad descriptor moves *_DROP_BAD_DESC
  * and exactly one ERR_DESC_* / ERR_INDIRECT_*). ERR_AVAIL_IDX and an avail
  * ring head index >= size (ERR_DESC_INDEX) make the ring inconsistent: the
- * queue stops (broken) and ERR_RING_BROKEN moves once. Packets offered to a
+ * queue stops (broken) and ERR_RING_BROKEN moves once. Packed rings:
+ * a chain that runs into a descriptor not marked available
+ * (ERR_DESC_NOT_AVAIL; a chain longer than the ring does too, at its own
+ * head a lap later) has no end to skip to, so it breaks the ring too; a buffer id >= size or one
+ * already taken in this burst (ERR_DESC_ID) drops the chain. Packets offered to a
  * broken queue are ENQ_DROP_NOT_READY; a broken queue dequeues nothing.
  * NOTIFY_SENT + NOTIFY_SUPPRESSED = bursts that published used entries.
  *
@@ -152,6 +157,8 @@ struct vsw_mem {
 	X(ERR_INDIRECT_LEN, "err_indirect_len")                                \
 	X(ERR_INDIRECT_NEXT, "err_indirect_next")                              \
 	X(ERR_CHAIN_LEN, "err_chain_len")                                      \
+	X(ERR_DESC_NOT_AVAIL, "err_desc_not_avail")                            \
+	X(ERR_DESC_ID, "err_desc_id")                                          \
 	X(ERR_AVAIL_IDX, "err_avail_idx")                                      \
 	X(ERR_RING_BROKEN, "err_ring_broken")                                  \
 	X(BUDGET_CUT, "budget_cut")                                            \
@@ -182,11 +189,13 @@ typedef void (*vsw_virtq_notify_fn)(void *ctx);
 struct vsw_virtq_config {
 	uint64_t desc_gpa;   /* ring addresses as the guest gave them; */
 	uint64_t avail_gpa;  /* translated and range-checked by create */
-	uint64_t used_gpa;
-	uint32_t size;       /* power of two, 1..VSW_VIRTQ_SIZE_MAX */
-	uint16_t last_avail_idx; /* where to resume (reconnect) */
-	uint16_t last_used_idx;
-	uint64_t features;   /* negotiated feature bits */
+	uint64_t used_gpa;   /* (packed: driver and device event areas) */
+	uint32_t size;       /* 1..VSW_VIRTQ_SIZE_MAX, a power of two unless
+			      * packed */
+	uint16_t last_avail_idx; /* where to resume (reconnect); packed: */
+	uint16_t last_used_idx;  /* bit 15 the wrap counter, 0..14 the index */
+	uint64_t features;   /* negotiated feature bits; with
+			      * VSW_VIRTIO_F_RING_PACKED the ring is packed */
 	const struct vsw_mem *mem; /* must outlive the queue */
 	vsw_virtq_notify_fn notify; /* may be NULL: never notify */
 	void *notify_ctx;
@@ -228,7 +237,9 @@ void vsw_virtq_destroy(struct vsw_virtq *vq);
 /*
  * Ring position: the next avail entry the queue will take, and the used
  * index it last published. What GET_VRING_BASE reports (the port hands them
- * to rte_vhost_set_vring_base), and cfg.last_*_idx to resume from.
+ * to rte_vhost_set_vring_base), and cfg.last_*_idx to resume from. Packed:
+ * the ring position in bits 0..14 and the wrap counter in bit 15 (the
+ * vhost-user encoding of GET_VRING_BASE for packed rings).
  */
 uint16_t vsw_virtq_last_avail_idx(const struct vsw_virtq *vq);
 uint16_t vsw_virtq_last_used_idx(const struct vsw_virtq *vq);

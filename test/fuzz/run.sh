@@ -9,7 +9,7 @@
 #   test/fuzz/run.sh [SECONDS_PER_TARGET] [TARGET...]
 #     SECONDS_PER_TARGET  default 60 (0: replay only)
 #     TARGET              ctl rule_parse flow_extract virtq_dequeue
-#                         virtq_enqueue net_hdr (default: all)
+#                         virtq_enqueue net_hdr virtq_packed (default: all)
 #   VSW_FUZZ_BUILD        build directory (default build-fuzz)
 #
 # Targets run one after another (niced): the box is shared. Inputs that
@@ -19,7 +19,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
-ALL=(ctl rule_parse flow_extract virtq_dequeue virtq_enqueue net_hdr)
+ALL=(ctl rule_parse flow_extract virtq_dequeue virtq_enqueue net_hdr virtq_packed)
 secs=${1:-60}
 [ $# -gt 0 ] && shift
 targets=("$@")

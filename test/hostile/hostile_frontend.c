@@ -264,6 +264,9 @@ find(const char *name)
 	for (i = 0; i < hs_n_hdr; i++)
 		if (strcmp(hs_hdr_scenarios[i].name, name) == 0)
 			return &hs_hdr_scenarios[i];
+	for (i = 0; i < hs_n_packed; i++)
+		if (strcmp(hs_packed_scenarios[i].name, name) == 0)
+			return &hs_packed_scenarios[i];
 	return NULL;
 }
 
@@ -292,6 +295,10 @@ list(void)
 	for (i = 0; i < hs_n_hdr; i++)
 		printf("%s\t%s\t%s\n", hs_hdr_scenarios[i].name,
 			hs_hdr_scenarios[i].counters, hs_hdr_scenarios[i].what);
+	for (i = 0; i < hs_n_packed; i++)
+		printf("%s\t%s\t%s\n", hs_packed_scenarios[i].name,
+			hs_packed_scenarios[i].counters,
+			hs_packed_scenarios[i].what);
 }
 
 int

@@ -259,6 +259,11 @@ vring_send(struct vu_front *f, uint32_t q, uint16_t base)
 	m.u.addr.desc = (uint64_t)(uintptr_t)r->vr.desc;
 	m.u.addr.avail = (uint64_t)(uintptr_t)r->vr.avail;
 	m.u.addr.used = (uint64_t)(uintptr_t)r->vr.used;
+	if (r->packed) {
+		m.u.addr.desc = (uint64_t)(uintptr_t)r->pdesc;
+		m.u.addr.avail = (uint64_t)(uintptr_t)r->drv_event;
+		m.u.addr.used = (uint64_t)(uintptr_t)r->dev_event;
+	}
 	if ((rc = vu_send_state(f, VU_SET_VRING_NUM, q, r->size)) ||
 		(rc = vu_send_state(f, VU_SET_VRING_BASE, q, base)) ||
 		(rc = vu_send(f, VU_SET_VRING_ADDR, &m.u.addr, sizeof(m.u.addr),
@@ -279,9 +284,70 @@ vu_vring_setup(struct vu_front *f, uint32_t q, uint32_t size)
 		return -EINVAL;
 	memset(f->mem + q * VU_RING_AREA, 0, VU_RING_AREA);
 	vring_init(&r->vr, size, f->mem + q * VU_RING_AREA, 4096);
+	r->packed = false;
 	r->size = size;
 	r->avail_idx = r->used_seen = 0;
 	return vring_send(f, q, 0);
+}
+
+int
+vu_vring_setup_packed(struct vu_front *f, uint32_t q, uint32_t size)
+{
+	struct vu_ring *r = &f->q[q];
+	uint8_t *area = f->mem + q * VU_RING_AREA;
+
+	if (q > 1 || size == 0 || size > 512)
+		return -EINVAL;
+	memset(area, 0, VU_RING_AREA);
+	memset(r, 0, sizeof(*r));
+	r->packed = true;
+	r->size = size;
+	r->pdesc = (struct vring_packed_desc *)area;
+	r->drv_event = (struct vring_packed_desc_event *)(area + 16 * size);
+	r->dev_event = r->drv_event + 1;
+	r->avail_wrap = r->used_wrap = true;
+	return vring_send(f, q, 0x8000);
+}
+
+uint16_t
+vu_pavail(bool wrap)
+{
+	return wrap ? 1u << VRING_PACKED_DESC_F_AVAIL :
+		      1u << VRING_PACKED_DESC_F_USED;
+}
+
+void
+vu_pdesc_set(struct vu_front *f, uint32_t q, uint16_t slot, uint64_t addr,
+	uint32_t len, uint16_t id, uint16_t flags)
+{
+	struct vring_packed_desc *d = &f->q[q].pdesc[slot];
+
+	d->addr = addr;
+	d->len = len;
+	d->id = id;
+	__atomic_store_n(&d->flags, flags, __ATOMIC_RELEASE);
+}
+
+int
+vu_pused_pop(struct vu_front *f, uint32_t q, uint16_t nslots, uint16_t *id,
+	uint32_t *len)
+{
+	struct vu_ring *r = &f->q[q];
+	const struct vring_packed_desc *d = &r->pdesc[r->next_used];
+	uint16_t fl = __atomic_load_n(&d->flags, __ATOMIC_ACQUIRE);
+	bool av = fl & (1u << VRING_PACKED_DESC_F_AVAIL);
+	bool us = fl & (1u << VRING_PACKED_DESC_F_USED);
+
+	if (av != r->used_wrap || us != r->used_wrap)
+		return 0;
+	*id = d->id;
+	*len = d->len;
+	r->next_used = (uint16_t)(r->next_used + nslots);
+	if (r->next_used >= r->size) {
+		r->next_used = (uint16_t)(r->next_used - r->size);
+		r->used_wrap = !r->used_wrap;
+	}
+	return 1;
 }
 
 int

@@ -134,6 +134,13 @@ struct vu_ring {
 	uint32_t size;
 	uint16_t avail_idx; /* next avail index we publish */
 	uint16_t used_seen; /* used entries consumed so far */
+	/* packed rings (vu_vring_setup_packed): the descriptor ring, the
+	 * driver (ours) and device event areas, the driver's positions */
+	bool packed;
+	struct vring_packed_desc *pdesc;
+	struct vring_packed_desc_event *drv_event, *dev_event;
+	uint16_t next_avail, next_used;
+	bool avail_wrap, used_wrap;
 };
 
 struct vu_front {
@@ -177,6 +184,21 @@ int vu_vring_setup(struct vu_front *f, uint32_t q, uint32_t size);
  * the back-end's next avail index: a front-end restarting a ring that
  * GET_VRING_BASE stopped (what GET_VRING_BASE answered, usually). */
 int vu_vring_resume(struct vu_front *f, uint32_t q, uint16_t base);
+/*
+ * Packed ring q (VIRTIO_F_RING_PACKED negotiated): size slots in the ring
+ * area, zeroed, the event areas behind them, wrap counters 1; the same
+ * messages as vu_vring_setup, SET_VRING_BASE 0x8000 (slot 0, wrap 1).
+ */
+int vu_vring_setup_packed(struct vu_front *f, uint32_t q, uint32_t size);
+/* Packed: writes one descriptor, flags last (release). */
+void vu_pdesc_set(struct vu_front *f, uint32_t q, uint16_t slot,
+	uint64_t addr, uint32_t len, uint16_t id, uint16_t flags);
+/* Packed: AVAIL/USED bits that make a slot available in lap `wrap`. */
+uint16_t vu_pavail(bool wrap);
+/* Packed: the next used descriptor (1: id, len set, position moved on by
+ * nslots), 0 when there is none yet. */
+int vu_pused_pop(struct vu_front *f, uint32_t q, uint16_t nslots,
+	uint16_t *id, uint32_t *len);
 /* Whole well-behaved start: open, negotiate, mem table, both vrings. */
 int vu_start(struct vu_front *f, const char *path, uint64_t features,
 	uint32_t qsize);

@@ -32,7 +32,13 @@ Every case ends with a graceful stop of vswd: exit code 0, every mbuf back
 ("mbuf pool: 0 in use"), sockets unlinked. Each step has a timeout;
 processes are ours and stopped by pid in finally blocks.
 
+--devargs adds virtio_user arguments to every guest port (packed_vq=1,
+mrg_rxbuf=0: the packed-ring paths); with packed_vq=1 each port must have
+negotiated VIRTIO_F_RING_PACKED. --mbuf-size sets the guests' mbufs (big
+ones let jumbo frames fit one buffer without mergeable RX).
+
 usage: vswd_traffic.py --build BUILD_DIR --case CASE [--seconds S]
+       [--devargs ARGS] [--mbuf-size N]
 """
 import argparse
 import os
@@ -124,12 +130,23 @@ class Case:
                     os.unlink(s)
         g = Guest(self.args.testpmd, self.gsocks, self.tmp,
                   "%s%d" % (self.name, life), queues=self.queues,
-                  server=self.client, extra=() if used is None else (
-                      "--rxq=%d" % used, "--txq=%d" % used))
+                  server=self.client, devargs=self.args.devargs,
+                  extra=mbuf_extra(self.args) + ([] if used is None else [
+                      "--rxq=%d" % used, "--txq=%d" % used]))
         self.guests.append(g)
         g.ready()
         self.vswd.wait_up(("vm1", "vm2"), 2 * (used or self.queues))
+        self.check_packed()
         return g
+
+    def check_packed(self):
+        """With packed_vq=1 the ports run packed rings (bit 34)."""
+        if "packed_vq=1" not in self.args.devargs:
+            return
+        for n, p in self.vswd.ports().items():
+            self.check(p["features"] & (1 << 34),
+                       "%s negotiated VIRTIO_F_RING_PACKED (%#x)" %
+                       (n, p["features"]))
 
     def traffic(self, g, seconds, size=None, during=None):
         """io-forwarding loop for `seconds`, then drain; returns the guest's
@@ -169,6 +186,10 @@ class Case:
         vswd_end(self.checks, v, how)
 
 
+def mbuf_extra(args):
+    return ["--mbuf-size=%d" % args.mbuf_size] if args.mbuf_size else []
+
+
 def contents(c, tag, mbuf_size=None, queue_size=1024):
     """Packet contents end to end. testpmd cannot check payloads, so a
     second guest reads frames that carry their own proof (vswtest.payload:
@@ -204,7 +225,7 @@ def contents(c, tag, mbuf_size=None, queue_size=1024):
         extra.append("--total-num-mbufs=%d" % (16 * queue_size))
     g = Guest(c.args.testpmd, c.gsocks, c.tmp, "%s-%s" % (c.name, tag),
               queues=c.queues, extra=extra, vdevs_extra=[vdev],
-              queue_size=queue_size)
+              queue_size=queue_size, devargs=c.args.devargs)
     c.guests.append(g)
     g.ready()
     # net_pcap has no scatter offload (it chains mbufs anyway): the global
@@ -309,7 +330,14 @@ def case_simple(c):
         c.check(len(hits) == 2 and all(h > 0 for h in hits),
                 "rules: both cross-connect rules hit (%s)" % hits)
     g.quit()
-    if c.name == "jumbo":  # 9000 B in 1152 B mbufs: up to 9 buffers
+    if c.name == "jumbo" and "packed_vq=1" in c.args.devargs:
+        # 9000 B in 1152 B mbufs leave the guest's TX as 10-slot chains
+        # beside indirect ones: DPDK 22.11's packed TX then writes an
+        # indirect buffer's id into the table, not the ring slot, and
+        # completions go to the wrong buffers (a guest driver bug, any
+        # backend); 2 KiB mbufs keep its TX single-slot
+        contents(c, "contents-2k")
+    elif c.name == "jumbo":  # 9000 B in 1152 B mbufs: up to 9 buffers
         contents(c, "contents-2k")
         contents(c, "contents-1k", mbuf_size=1152, queue_size=4096)
     elif c.name == "mq":
@@ -463,6 +491,9 @@ def main():
     ap.add_argument("--seconds", type=float, default=5.0)
     ap.add_argument("--tx-first", type=int, default=8,
                     help="bursts of 32 per guest port in flight")
+    ap.add_argument("--devargs", default="",
+                    help="extra virtio_user arguments (packed_vq=1, ...)")
+    ap.add_argument("--mbuf-size", type=int, default=0)
     ap.add_argument("--keep", action="store_true", help="keep the temp dir")
     args = ap.parse_args()
     if not args.testpmd or not os.access(args.testpmd, os.X_OK):

@@ -54,7 +54,7 @@ def run_round(args, tmp, rnd, xcs, server_tp, c):
     socks = [os.path.join(tmp, s) for s in ("a.sock", "b.sock")]
     g = Guest(args.testpmd, socks, tmp, "tp%d" % rnd, queues=args.queues,
               server=server_tp, queue_size=QUEUE_SIZE,
-              extra=["--burst=%d" % BURST])
+              extra=["--burst=%d" % BURST], devargs=args.devargs)
     try:
         if server_tp:  # testpmd creates the sockets, xconnect connects
             # testpmd accepts on a.sock before it even creates b.sock;
@@ -138,6 +138,8 @@ def main():
     ap.add_argument("--rounds", type=int, default=2)
     ap.add_argument("--queues", type=int, default=1,
                     help="queue pairs per port (MQ when > 1)")
+    ap.add_argument("--devargs", default="",
+                    help="extra virtio_user arguments (packed_vq=1, ...)")
     ap.add_argument("--keep", action="store_true", help="keep the temp dir")
     args = ap.parse_args()
     if not args.testpmd or not os.access(args.testpmd, os.X_OK):

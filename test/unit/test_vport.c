@@ -278,6 +278,7 @@ test_protocol_offer(void **state)
 			      (1ULL << VIRTIO_NET_F_MRG_RXBUF) |
 			      (1ULL << VIRTIO_RING_F_INDIRECT_DESC) |
 			      (1ULL << VIRTIO_RING_F_EVENT_IDX) |
+			      (1ULL << VIRTIO_F_RING_PACKED) |
 			      (1ULL << VIRTIO_NET_F_MQ) |
 			      (1ULL << VHOST_USER_F_PROTOCOL_FEATURES) |
 			      (1ULL << VIRTIO_NET_F_CSUM) |

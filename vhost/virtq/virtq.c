@@ -76,36 +76,77 @@ ring_area(const struct vsw_mem *mem, uint64_t gpa, uint64_t len,
 	return va;
 }
 
-/* Rings, header length and limits from cfg; -EFAULT when a ring is off. */
+/*
+ * Packed (virtio 1.1, 2.8.10): a 16-byte descriptor per entry, two 4-byte
+ * event areas; positions carry their wrap counter in bit 15. We poll, so
+ * the device event area asks the driver not to kick.
+ */
 static int
-queue_setup(struct vsw_virtq *vq, const struct vsw_virtq_config *cfg)
+packed_setup(struct vsw_virtq *vq, const struct vsw_virtq_config *cfg)
+{
+	vq->pdesc = ring_area(cfg->mem, cfg->desc_gpa,
+		(uint64_t)cfg->size * sizeof(struct vring_packed_desc), 16);
+	vq->driver_event = ring_area(cfg->mem, cfg->avail_gpa, 4, 4);
+	vq->device_event = ring_area(cfg->mem, cfg->used_gpa, 4, 4);
+	if (vq->pdesc == NULL || vq->driver_event == NULL ||
+		vq->device_event == NULL)
+		return -EFAULT;
+	vq->packed = true;
+	vq->last_avail_idx = cfg->last_avail_idx & 0x7fff;
+	vq->avail_wrap = cfg->last_avail_idx >> 15;
+	vq->last_used_idx = cfg->last_used_idx & 0x7fff;
+	vq->used_wrap = cfg->last_used_idx >> 15;
+	if (vq->last_avail_idx >= cfg->size || vq->last_used_idx >= cfg->size)
+		return -EINVAL;
+	__atomic_store_n(&vq->device_event->flags,
+		VRING_PACKED_EVENT_FLAG_DISABLE, __ATOMIC_RELAXED);
+	return 0;
+}
+
+static int
+split_setup(struct vsw_virtq *vq, const struct vsw_virtq_config *cfg)
 {
 	uint32_t size = cfg->size;
-	uint64_t ev;
+	uint64_t ev = virtq_has(vq, VSW_VIRTIO_RING_F_EVENT_IDX) ? 2 : 0;
 
-	vq->name = cfg->name;
-	vq->mem = cfg->mem;
-	vq->features = cfg->features;
-	vq->size = size;
-	vq->chain_lim = (uint16_t)RTE_MIN(size, VSW_VIRTQ_CHAIN_MAX);
-	ev = virtq_has(vq, VSW_VIRTIO_RING_F_EVENT_IDX) ? 2 : 0;
 	vq->desc = ring_area(cfg->mem, cfg->desc_gpa,
 		(uint64_t)size * sizeof(struct vring_desc), 16);
 	vq->avail = ring_area(cfg->mem, cfg->avail_gpa, 4 + 2ull * size + ev, 2);
 	vq->used = ring_area(cfg->mem, cfg->used_gpa, 4 + 8ull * size + ev, 4);
-	if (vq->desc == NULL || vq->avail == NULL || vq->used == NULL) {
-		VIRTQ_LOG(ERR, "%s: ring outside guest memory",
-			cfg->name != NULL ? cfg->name : "queue");
+	if (vq->desc == NULL || vq->avail == NULL || vq->used == NULL)
 		return -EFAULT;
-	}
 	if (ev)
 		vq->used_event = &vq->avail->ring[size];
+	vq->last_avail_idx = cfg->last_avail_idx;
+	vq->last_used_idx = cfg->last_used_idx;
+	return 0;
+}
+
+/* Rings, header length and limits from cfg; -EFAULT when a ring is off. */
+static int
+queue_setup(struct vsw_virtq *vq, const struct vsw_virtq_config *cfg)
+{
+	int rc;
+
+	vq->name = cfg->name;
+	vq->mem = cfg->mem;
+	vq->features = cfg->features;
+	vq->size = cfg->size;
+	vq->chain_lim = (uint16_t)RTE_MIN(cfg->size, VSW_VIRTQ_CHAIN_MAX);
+	if (virtq_has(vq, VSW_VIRTIO_F_RING_PACKED))
+		rc = packed_setup(vq, cfg);
+	else
+		rc = split_setup(vq, cfg);
+	if (rc != 0) {
+		VIRTQ_LOG(ERR, "%s: %s", cfg->name != NULL ? cfg->name : "queue",
+			rc == -EFAULT ? "ring outside guest memory" :
+					"ring position beyond the ring");
+		return rc;
+	}
 	vq->hdr_len = virtq_has(vq, VSW_VIRTIO_NET_F_MRG_RXBUF) ||
 			virtq_has(vq, VSW_VIRTIO_F_VERSION_1) ? 12 : 10;
 	vq->max_pkt_len = cfg->max_pkt_len != 0 ? cfg->max_pkt_len :
 		65535 + vq->hdr_len;
-	vq->last_avail_idx = cfg->last_avail_idx;
-	vq->last_used_idx = cfg->last_used_idx;
 	vq->signalled_used_valid = false;
 	vq->notify = cfg->notify;
 	vq->notify_ctx = cfg->notify_ctx;
@@ -117,26 +158,35 @@ queue_setup(struct vsw_virtq *vq, const struct vsw_virtq_config *cfg)
 struct vsw_virtq *
 vsw_virtq_create(const struct vsw_virtq_config *cfg)
 {
+	bool packed = cfg != NULL &&
+		((cfg->features >> VSW_VIRTIO_F_RING_PACKED) & 1);
 	struct vsw_virtq *vq;
+	size_t len, words;
 	void *mem;
-	size_t len;
 	int rc;
 
 	if (cfg == NULL || cfg->size == 0 || cfg->size > VSW_VIRTQ_SIZE_MAX ||
-		(cfg->size & (cfg->size - 1)) || cfg->mem == NULL ||
+		(!packed && (cfg->size & (cfg->size - 1))) || cfg->mem == NULL ||
 		cfg->mem->nregions > VSW_MEM_REGIONS_MAX) {
 		rte_errno = EINVAL;
 		return NULL;
 	}
 	/* exact length (posix_memalign, unlike aligned_alloc, needs no
-	 * rounding): a shadow overrun hits ASan's redzone at once */
+	 * rounding): a shadow overrun hits ASan's redzone at once; packed
+	 * queues keep their in-flight id bitmap behind the shadow */
 	len = sizeof(*vq) + cfg->size * sizeof(vq->shadow[0]);
-	if (posix_memalign(&mem, RTE_CACHE_LINE_SIZE, len) != 0) {
+	words = packed ? (cfg->size + 63) / 64 : 0;
+	if (posix_memalign(&mem, RTE_CACHE_LINE_SIZE,
+		    len + words * sizeof(uint64_t)) != 0) {
 		rte_errno = ENOMEM;
 		return NULL;
 	}
 	vq = mem;
 	memset(vq, 0, sizeof(*vq));
+	if (packed) {
+		vq->inflight = (uint64_t *)((uint8_t *)mem + len);
+		memset(vq->inflight, 0, words * sizeof(uint64_t));
+	}
 	rc = queue_setup(vq, cfg);
 	if (rc != 0) {
 		free(vq);
@@ -155,12 +205,16 @@ vsw_virtq_destroy(struct vsw_virtq *vq)
 uint16_t
 vsw_virtq_last_avail_idx(const struct vsw_virtq *vq)
 {
+	if (vq->packed)
+		return vq->last_avail_idx | (uint16_t)(vq->avail_wrap << 15);
 	return vq->last_avail_idx;
 }
 
 uint16_t
 vsw_virtq_last_used_idx(const struct vsw_virtq *vq)
 {
+	if (vq->packed)
+		return vq->last_used_idx | (uint16_t)(vq->used_wrap << 15);
 	return vq->last_used_idx;
 }
 

@@ -184,6 +184,8 @@ dequeue_burst(struct vsw_virtq *vq, struct rte_mempool *mp,
 	uint16_t i, count, out = 0;
 	int avail;
 
+	if (vq->packed) /* fixed per queue: one predictable branch a burst */
+		return virtq_packed_dequeue_burst(vq, mp, pkts, n);
 	if (unlikely(vq->broken))
 		return 0;
 	avail = virtq_avail_count(vq);

@@ -321,6 +321,8 @@ vsw_virtq_enqueue_burst(struct vsw_virtq *vq, struct rte_mbuf **pkts,
 	uint16_t end;
 	int avail;
 
+	if (vq->packed) /* fixed per queue: one predictable branch a burst */
+		return virtq_packed_enqueue_burst(vq, pkts, n);
 	/* n > VSW_VIRTQ_BURST_MAX works too: a burst never takes more than
 	 * the ring's size of chains, which the shadow ring holds */
 	if (unlikely(vq->broken)) {

@@ -35,28 +35,41 @@ struct virtq_used_shadow {
  * filled per burst and published once) follows on its own lines.
  */
 struct vsw_virtq {
-	struct vring_desc *desc;
-	struct vring_avail *avail;
-	struct vring_used *used;
+	union { /* which one: packed */
+		struct vring_desc *desc;
+		struct vring_packed_desc *pdesc;
+	};
+	union {
+		struct vring_avail *avail;
+		const struct vring_packed_desc_event *driver_event;
+	};
+	union {
+		struct vring_used *used;
+		struct vring_packed_desc_event *device_event;
+	};
 	const struct vsw_mem *mem;
 	uint64_t features;
 	uint32_t size;
 	uint32_t hdr_len;      /* 12 with MRG_RXBUF or VERSION_1, else 10 */
 	uint32_t max_pkt_len;
-	uint16_t last_avail_idx;
+	uint16_t last_avail_idx; /* packed: 0..size-1, wrap counters below */
 	uint16_t last_used_idx;
-	uint16_t signalled_used; /* EVENT_IDX bookkeeping */
+	uint16_t signalled_used; /* EVENT_IDX bookkeeping (packed: | wrap) */
 	bool signalled_used_valid;
 	bool broken;           /* ring inconsistent: the queue is stopped */
 	bool hdr_coalign;      /* cfg.hdr_coalign */
 	bool deq_align;        /* !cfg.no_deq_align */
 	uint16_t chain_lim;    /* min(size, VSW_VIRTQ_CHAIN_MAX) */
+	bool packed;           /* VSW_VIRTIO_F_RING_PACKED: virtq_packed*.c */
 	/* line 1 */
 	uint32_t shadow_n __rte_cache_aligned;
 	int32_t budget;        /* descriptors this burst may still read */
+	bool avail_wrap;       /* packed: the device's wrap counters */
+	bool used_wrap;
 	const uint16_t *used_event; /* avail->ring[size], with EVENT_IDX */
 	vsw_virtq_notify_fn notify;
 	void *notify_ctx;
+	uint64_t *inflight;    /* packed: bitmap of buffer ids in the shadow */
 	uint64_t stats[VSW_VIRTQ_STAT__MAX];
 	/* cold */
 	const char *name;
@@ -213,6 +226,12 @@ virtq_shadow_push(struct vsw_virtq *vq, uint16_t id, uint32_t len)
 
 /* virtq_notify.c: publish the shadow used ring, then kick if asked. */
 void virtq_flush_used(struct vsw_virtq *vq);
+
+/* virtq_packed_*.c: the packed-ring bursts (vsw_virtq_*_burst dispatch) */
+uint16_t virtq_packed_enqueue_burst(struct vsw_virtq *vq,
+	struct rte_mbuf **pkts, uint16_t n);
+uint16_t virtq_packed_dequeue_burst(struct vsw_virtq *vq,
+	struct rte_mempool *mp, struct rte_mbuf **pkts, uint16_t n);
 
 /* virtq.c: stop the queue (ring inconsistent); counts ERR_RING_BROKEN. */
 void virtq_break(struct vsw_virtq *vq, enum vsw_virtq_stat why,

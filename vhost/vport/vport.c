@@ -35,6 +35,7 @@ RTE_LOG_REGISTER(vport_logtype, vsw.vport, INFO);
 	((1ULL << VIRTIO_F_VERSION_1) | (1ULL << VIRTIO_NET_F_MRG_RXBUF) | \
 		(1ULL << VIRTIO_RING_F_INDIRECT_DESC) |                    \
 		(1ULL << VIRTIO_RING_F_EVENT_IDX) |                        \
+		(1ULL << VIRTIO_F_RING_PACKED) |                           \
 		(1ULL << VIRTIO_NET_F_MQ) |                                \
 		(1ULL << VHOST_USER_F_PROTOCOL_FEATURES))
 /* Checksum and TCP segmentation offloads, both directions (virtio 1.1
@@ -66,6 +67,7 @@ _Static_assert(VSW_VIRTIO_NET_F_CSUM == VIRTIO_NET_F_CSUM &&
 		VSW_VIRTIO_NET_F_GUEST_TSO4 == VIRTIO_NET_F_GUEST_TSO4 &&
 		VSW_VIRTIO_NET_F_GUEST_TSO6 == VIRTIO_NET_F_GUEST_TSO6,
 	"offload bits");
+_Static_assert(VSW_VIRTIO_F_RING_PACKED == VIRTIO_F_RING_PACKED, "bit");
 
 /* Port table: control thread and librte_vhost's threads. */
 static pthread_mutex_t vport_table_lock = PTHREAD_MUTEX_INITIALIZER;

@@ -125,17 +125,24 @@ vring_addr_check(struct vsw_vport *port, int vid, const struct vport_msg *m)
 {
 	struct rte_vhost_memory *mem = NULL;
 	uint64_t n = port->queues[m->u.addr.index].num;
+	uint64_t avail_len, used_len, feat = 0;
 	const char *why = NULL;
 
 	if (n == 0)
 		n = 1; /* size not known yet: check the start */
+	avail_len = 4 + 2 * n;
+	used_len = 4 + 8 * n;
 	/* before SET_MEM_TABLE there is nothing to check against */
 	if (!port->mem_seen || rte_vhost_get_mem_table(vid, &mem) != 0 ||
 		mem == NULL)
 		return NULL;
+	/* packed: the avail/used addresses are the 4-byte event areas */
+	if (rte_vhost_get_negotiated_features(vid, &feat) == 0 &&
+		(feat & (1ULL << VSW_VIRTIO_F_RING_PACKED)))
+		avail_len = used_len = 4;
 	if (!qva_inside(mem, m->u.addr.desc, 16 * n) ||
-		!qva_inside(mem, m->u.addr.avail, 4 + 2 * n) ||
-		!qva_inside(mem, m->u.addr.used, 4 + 8 * n))
+		!qva_inside(mem, m->u.addr.avail, avail_len) ||
+		!qva_inside(mem, m->u.addr.used, used_len))
 		why = "vring address outside guest memory";
 	free(mem);
 	return why;

@@ -64,10 +64,12 @@ class Guest:
     driven over stdin (interactive mode). server=True makes testpmd the
     vhost-user server (the backend then connects as a client);
     queue_size=None leaves virtio_user's default ring size; vdevs_extra
-    adds ports (e.g. net_pcap) numbered after the virtio_user ones."""
+    adds ports (e.g. net_pcap) numbered after the virtio_user ones;
+    devargs (e.g. "packed_vq=1,mrg_rxbuf=0") is appended to each
+    virtio_user port's arguments (a key given twice: the last wins)."""
 
     def __init__(self, testpmd, socks, log_dir, tag, queues=1, server=False,
-                 queue_size=1024, extra=(), vdevs_extra=()):
+                 queue_size=1024, extra=(), vdevs_extra=(), devargs=""):
         vdevs = []
         for i, s in enumerate(socks):
             v = ("net_virtio_user%d,path=%s,queues=%d,mrg_rxbuf=1,"
@@ -76,6 +78,8 @@ class Guest:
                 v += ",queue_size=%d" % queue_size
             if server:
                 v += ",server=1"
+            if devargs:
+                v += "," + devargs
             vdevs.append("--vdev=" + v)
         vdevs += ["--vdev=" + v for v in vdevs_extra]  # ports after ours
         self.nports = len(socks)

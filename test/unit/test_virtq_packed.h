@@ -1,0 +1,69 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Shared by the packed-ring unit tests: one packed queue + its guest. */
+#ifndef VSW_TEST_VIRTQ_PACKED_H
+#define VSW_TEST_VIRTQ_PACKED_H
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <rte_common.h>
+#include <rte_mbuf.h>
+
+#include <vsw/virtq.h>
+
+#include "guest_packed.h"
+#include "pool_audit.h"
+#include "tl_mbuf.h"
+#include "tl_rng.h"
+
+#define F(bit) (1ull << (bit))
+#define F_MRG F(VSW_VIRTIO_NET_F_MRG_RXBUF)
+#define F_V1 F(VSW_VIRTIO_F_VERSION_1)
+#define F_IND F(VSW_VIRTIO_RING_F_INDIRECT_DESC)
+#define F_EVT F(VSW_VIRTIO_RING_F_EVENT_IDX)
+#define F_STD (F_MRG | F_V1 | F_IND)
+#define S(name) VSW_VIRTQ_STAT_##name
+
+struct pfx {
+	struct tg_guest g;
+	struct tgp_vq q;
+	struct vsw_virtq *vq;
+	unsigned int kicks;
+	uint64_t seen[VSW_VIRTQ_STAT__MAX];
+};
+
+extern struct rte_mempool *ptest_pool;
+extern struct tl_rng ptest_rng;
+
+struct pfx *pfx_new(uint32_t size, uint64_t features);
+/* Re-creates the queue at its ring position (the port's reconnect). */
+void pfx_resume(struct pfx *f);
+void pfx_free(struct pfx *f);
+
+struct pstat_delta {
+	enum vsw_virtq_stat s;
+	uint64_t d;
+};
+/* Asserts that exactly these counters moved, by exactly these amounts. */
+void pfx_expect(struct pfx *f, const struct pstat_delta *d, size_t n);
+#define PFX_EXPECT(f, ...)                                                     \
+	do {                                                                   \
+		const struct pstat_delta d_[] = {__VA_ARGS__};                 \
+		pfx_expect(f, d_, RTE_DIM(d_));                                \
+	} while (0)
+#define PFX_NOTHING(f) pfx_expect(f, NULL, 0)
+
+/* Dequeues one burst of up to n; frees the mbufs; returns the count. */
+uint16_t pfx_deq(struct pfx *f, uint16_t n);
+/* A single-segment mbuf of len bytes of pattern. */
+struct rte_mbuf *pfx_mbuf(uint32_t len, uint8_t pattern);
+
+int pfx_pool_setup(void **state);
+int pfx_pool_teardown(void **state);
+
+int test_virtq_packed_hostile_run(void);
+
+#endif /* VSW_TEST_VIRTQ_PACKED_H */

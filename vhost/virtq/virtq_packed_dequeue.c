@@ -1,0 +1,196 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Guest -> host on a packed ring: the same copy as virtq_dequeue.c (header
+ * skipped wherever it lies, frame copied through vsw_copy() into chained
+ * mbufs from the caller's pool), fed by the packed walker. Chains are
+ * taken in ring order while the slot at the avail position is available;
+ * each goes back as one used descriptor (len 0) at the end of the burst.
+ *
+ * Runs on the queue's poller; no locks, no allocation besides mbufs.
+ */
+#include <rte_mbuf.h>
+
+#include <vsw/copy.h>
+
+#include "virtq_packed.h"
+
+static struct rte_mbuf *
+pseg_append(struct rte_mempool *mp, struct rte_mbuf *m, struct rte_mbuf *seg)
+{
+	struct rte_mbuf *s = rte_pktmbuf_alloc(mp);
+
+	if (unlikely(s == NULL))
+		return NULL;
+	s->data_off = 0; /* only the head needs headroom */
+	seg->next = s;
+	m->nb_segs++;
+	return s;
+}
+
+/* As deq_align_head in virtq_dequeue.c (measured there). */
+static __rte_always_inline void
+pdeq_align_head(struct rte_mbuf *m, const uint8_t *src, uint8_t **dst,
+	uint32_t *room)
+{
+	uintptr_t low = (uintptr_t)m->buf_addr + RTE_PKTMBUF_HEADROOM - 63;
+
+	if (RTE_PKTMBUF_HEADROOM < 128 || m->data_off != RTE_PKTMBUF_HEADROOM)
+		return;
+	m->data_off = (uint16_t)(RTE_PKTMBUF_HEADROOM - 63 +
+		(((uintptr_t)src - low) & 63));
+	*dst = rte_pktmbuf_mtod(m, uint8_t *);
+	*room = rte_pktmbuf_tailroom(m);
+}
+
+/* Copies the chain's frame into m; 0 or the DEQ_DROP_* counter. */
+static __rte_always_inline int
+pdequeue_chain(struct vsw_virtq *vq, struct rte_mempool *mp,
+	struct rte_mbuf *m, struct virtq_pwalk *w)
+{
+	struct rte_mbuf *seg = m;
+	uint8_t *dst = rte_pktmbuf_mtod(m, uint8_t *);
+	uint32_t room = rte_pktmbuf_tailroom(m);
+	uint32_t skip = vq->hdr_len;
+	uint64_t total = 0;
+	bool first = vq->deq_align;
+	uint8_t *src;
+	uint32_t len;
+	int rc;
+
+	if (unlikely(virtq_pwalk_start(vq, w, 0) < 0))
+		return VSW_VIRTQ_STAT_DEQ_DROP_BAD_DESC;
+	while ((rc = virtq_pwalk_span(vq, w, &src, &len)) > 0) {
+		total += len;
+		if (unlikely(total > vq->max_pkt_len))
+			return VSW_VIRTQ_STAT_DEQ_DROP_TOO_LARGE;
+		if (unlikely(skip != 0)) {
+			uint32_t k = RTE_MIN(skip, len);
+
+			skip -= k;
+			src += k;
+			len -= k;
+		}
+		if (unlikely(first) && len != 0) {
+			first = false;
+			if (len >= 1024)
+				pdeq_align_head(m, src, &dst, &room);
+		}
+		while (len != 0) {
+			uint32_t k;
+
+			if (unlikely(room == 0)) {
+				seg = pseg_append(mp, m, seg);
+				if (seg == NULL)
+					return VSW_VIRTQ_STAT_DEQ_DROP_NO_MBUF;
+				dst = rte_pktmbuf_mtod(seg, uint8_t *);
+				room = rte_pktmbuf_tailroom(seg);
+			}
+			k = RTE_MIN(len, room);
+			vsw_copy(dst, src, k);
+			dst += k;
+			src += k;
+			len -= k;
+			room -= k;
+			seg->data_len += k;
+		}
+	}
+	if (unlikely(rc < 0))
+		return VSW_VIRTQ_STAT_DEQ_DROP_BAD_DESC;
+	if (unlikely(total <= vq->hdr_len))
+		return VSW_VIRTQ_STAT_DEQ_DROP_SHORT_HDR;
+	m->pkt_len = (uint32_t)(total - vq->hdr_len);
+	return 0;
+}
+
+static __rte_noinline void
+pdequeue_drop(struct vsw_virtq *vq, struct rte_mbuf *m, uint16_t id,
+	int reason, enum vsw_virtq_stat why)
+{
+	virtq_count(vq, (enum vsw_virtq_stat)reason, 1);
+	if (reason == VSW_VIRTQ_STAT_DEQ_DROP_BAD_DESC) {
+		virtq_count(vq, why, 1);
+		virtq_log_guest(vq, "tx buffer %u dropped: %s", id,
+			vsw_virtq_stat_name(why));
+	} else if (reason != VSW_VIRTQ_STAT_DEQ_DROP_NO_MBUF) {
+		virtq_log_guest(vq, "tx buffer %u dropped: %s", id,
+			vsw_virtq_stat_name((enum vsw_virtq_stat)reason));
+	}
+	rte_pktmbuf_free(m->next);
+	rte_pktmbuf_reset(m);
+}
+
+static uint16_t
+palloc_heads(struct rte_mempool *mp, struct rte_mbuf **pkts, uint16_t n)
+{
+	uint16_t i;
+
+	if (likely(rte_pktmbuf_alloc_bulk(mp, pkts, n) == 0))
+		return n;
+	for (i = 0; i < n; i++) {
+		pkts[i] = rte_pktmbuf_alloc(mp);
+		if (pkts[i] == NULL)
+			break;
+	}
+	return i;
+}
+
+/*
+ * One chain into m: 0 delivered, else dropped (counted, m reset); -1 when
+ * the chain has no end (the ring is broken, nothing taken).
+ */
+static __rte_always_inline int
+pdequeue_one(struct vsw_virtq *vq, struct rte_mempool *mp, struct rte_mbuf *m)
+{
+	struct virtq_pwalk w;
+	int rc = pdequeue_chain(vq, mp, m, &w);
+
+	if (unlikely(virtq_pwalk_finish(vq, &w) < 0)) {
+		virtq_break(vq, w.err, "tx chain at slot", vq->last_avail_idx);
+		rte_pktmbuf_free(m->next);
+		rte_pktmbuf_reset(m);
+		return -1;
+	}
+	if (unlikely(w.id >= vq->size || packed_id_busy(vq, w.id)) &&
+		rc != VSW_VIRTQ_STAT_DEQ_DROP_BAD_DESC) {
+		rc = VSW_VIRTQ_STAT_DEQ_DROP_BAD_DESC;
+		w.err = VSW_VIRTQ_STAT_ERR_DESC_ID;
+	}
+	virtq_pshadow_push(vq, w.id, w.ring_n, 0);
+	packed_advance(vq, &vq->last_avail_idx, &vq->avail_wrap, w.ring_n);
+	if (unlikely(rc != 0))
+		pdequeue_drop(vq, m, w.id, rc, w.err);
+	return rc;
+}
+
+uint16_t
+virtq_packed_dequeue_burst(struct vsw_virtq *vq, struct rte_mempool *mp,
+	struct rte_mbuf **pkts, uint16_t n)
+{
+	uint64_t bytes = 0;
+	uint16_t i, count, out = 0;
+
+	if (unlikely(vq->broken) || n == 0 || !packed_head_ready(vq))
+		return 0;
+	/* no mbuf, no chain taken: the guest's packets wait in its ring */
+	count = palloc_heads(mp, pkts, n);
+	for (i = 0; i < count; i++) {
+		struct rte_mbuf *m = pkts[out];
+		int rc;
+
+		if (i != 0 && !packed_head_ready(vq))
+			break;
+		rc = pdequeue_one(vq, mp, m);
+		if (likely(rc == 0)) {
+			bytes += m->pkt_len;
+			out++;
+		} else if (rc < 0) {
+			break;
+		}
+	}
+	if (out < count)
+		rte_pktmbuf_free_bulk(&pkts[out], count - out);
+	virtq_count(vq, VSW_VIRTQ_STAT_DEQ_PACKETS, out);
+	virtq_count(vq, VSW_VIRTQ_STAT_DEQ_BYTES, bytes);
+	virtq_packed_flush(vq);
+	return out;
+}

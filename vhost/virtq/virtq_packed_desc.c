@@ -1,0 +1,174 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Packed descriptor-chain validation (virtio 1.1, 2.8.6, 2.8.7): loads the
+ * ring descriptors of a chain from the avail position, and the entries of
+ * an indirect table, checking what the guest controls: every descriptor
+ * after the head marked available with the same lap (the driver writes the
+ * head last, so a chain that runs into an unavailable slot has no end), no
+ * more ring slots than the ring holds, INDIRECT only as a chain's one
+ * descriptor, the table length (multiple of 16, not empty, <= ring size),
+ * no zero length, the direction flag. Inside a table only WRITE counts
+ * (2.8.7: other flags and the id are reserved, ignored), and only on RX
+ * (see pwalk_take).
+ *
+ * A chain whose end cannot be found (ERR_DESC_NOT_AVAIL, ERR_DESC_LOOP)
+ * leaves no way to find the next chain: the callers break the ring. Any
+ * other bad chain is skipped to its end (virtq_pwalk_finish) and returned.
+ *
+ * Runs on the queue's poller; reads each descriptor once.
+ */
+#include "virtq_packed.h"
+
+static int
+pwalk_fail(struct virtq_pwalk *w, enum vsw_virtq_stat why)
+{
+	w->err = why;
+	return -1;
+}
+
+static __rte_always_inline void
+pdesc_read(const volatile struct vring_packed_desc *v,
+	struct vring_packed_desc *d)
+{
+	d->addr = v->addr;
+	d->len = v->len;
+	d->id = v->id;
+	d->flags = v->flags;
+}
+
+/*
+ * Makes d (a direct descriptor or a table entry) the current span. dir_mask
+ * is VRING_DESC_F_WRITE, or 0 for a TX table entry: DPDK's virtio driver
+ * (22.11) leaves WRITE set on the header entry of its packed indirect TX
+ * tables. Reading such a buffer harms nothing, so TX tables are taken as
+ * they come; RX still needs WRITE everywhere.
+ */
+static __rte_always_inline int
+pwalk_take(struct virtq_pwalk *w, const struct vring_packed_desc *d,
+	uint16_t dir_mask)
+{
+	if (unlikely(d->len == 0))
+		return pwalk_fail(w, VSW_VIRTQ_STAT_ERR_DESC_ZERO_LEN);
+	if (unlikely((d->flags & dir_mask) != w->dir))
+		return pwalk_fail(w, VSW_VIRTQ_STAT_ERR_DESC_WRONG_DIR);
+	w->gpa = d->addr;
+	w->left = d->len;
+	return 1;
+}
+
+/* Entry w->count of the indirect table. */
+static int
+pwalk_table_next(struct vsw_virtq *vq, struct virtq_pwalk *w)
+{
+	struct vring_packed_desc d;
+	uint64_t at = w->table_gpa + (uint64_t)w->count * sizeof(d);
+
+	if (w->count == w->n)
+		return 0;
+	if (likely(w->table != NULL))
+		pdesc_read(&w->table[w->count], &d);
+	else if (virtq_mem_read(vq->mem, &d, at, sizeof(d)) < 0)
+		return pwalk_fail(w, VSW_VIRTQ_STAT_ERR_DESC_ADDR);
+	w->count++;
+	return pwalk_take(w, &d, w->dir);
+}
+
+static int
+pwalk_enter_indirect(struct vsw_virtq *vq, struct virtq_pwalk *w,
+	const struct vring_packed_desc *d)
+{
+	uint64_t contig;
+	void *va;
+
+	/* 2.8.7: not within a NEXT list, neither as its head nor later */
+	if (unlikely(w->ring_n != 1 || (d->flags & VRING_DESC_F_NEXT)))
+		return pwalk_fail(w, VSW_VIRTQ_STAT_ERR_INDIRECT_NEXT);
+	if (unlikely(d->len == 0 || d->len % sizeof(*d) != 0 ||
+		    d->len / sizeof(*d) > vq->size))
+		return pwalk_fail(w, VSW_VIRTQ_STAT_ERR_INDIRECT_LEN);
+	va = virtq_translate(vq->mem, d->addr, d->len, &contig);
+	if (unlikely(va == NULL))
+		return pwalk_fail(w, VSW_VIRTQ_STAT_ERR_DESC_ADDR);
+	w->table = contig == d->len && ((uintptr_t)va & 7) == 0 ? va : NULL;
+	w->table_gpa = d->addr;
+	w->n = d->len / sizeof(*d);
+	w->count = 0;
+	w->indirect = true;
+	return pwalk_table_next(vq, w);
+}
+
+/* The ring descriptor at w->slot: the head (checked by the caller) or a
+ * later one of the chain, which must be available in the same lap. */
+static __rte_always_inline int
+pwalk_ring_load(struct vsw_virtq *vq, struct virtq_pwalk *w)
+{
+	struct vring_packed_desc d;
+
+	pdesc_read(&vq->pdesc[w->slot], &d);
+	if (unlikely(w->ring_n != 0 && !packed_avail(d.flags, w->wrap)))
+		return pwalk_fail(w, VSW_VIRTQ_STAT_ERR_DESC_NOT_AVAIL);
+	if (unlikely(++w->ring_n > vq->size))
+		return pwalk_fail(w, VSW_VIRTQ_STAT_ERR_DESC_LOOP);
+	w->flags = d.flags;
+	w->id = d.id;
+	if (d.flags & VRING_DESC_F_INDIRECT)
+		return pwalk_enter_indirect(vq, w, &d);
+	return pwalk_take(w, &d, VRING_DESC_F_WRITE);
+}
+
+/* Next descriptor of the chain: 1 loaded, 0 at the end, -1 (w->err). */
+int
+virtq_pwalk_next(struct vsw_virtq *vq, struct virtq_pwalk *w)
+{
+	if (w->indirect)
+		return pwalk_table_next(vq, w);
+	if (!(w->flags & VRING_DESC_F_NEXT))
+		return 0;
+	packed_advance(vq, &w->slot, &w->wrap, 1);
+	return pwalk_ring_load(vq, w);
+}
+
+/* The head at the avail position was seen available (acquire). */
+int
+virtq_pwalk_start(struct vsw_virtq *vq, struct virtq_pwalk *w, uint16_t dir)
+{
+	w->slot = vq->last_avail_idx;
+	w->wrap = vq->avail_wrap;
+	w->ring_n = 0;
+	w->indirect = false;
+	w->dir = dir;
+	w->flags = 0;
+	w->id = 0;
+	w->left = 0;
+	w->err = VSW_VIRTQ_STAT__MAX;
+	return pwalk_ring_load(vq, w) < 0 ? -1 : 0;
+}
+
+/* virtq_pwalk_finish's slow path (virtq_packed.h). */
+int
+virtq_pwalk_skip(struct vsw_virtq *vq, struct virtq_pwalk *w)
+{
+	if (unlikely(w->err == VSW_VIRTQ_STAT_ERR_DESC_NOT_AVAIL ||
+		    w->err == VSW_VIRTQ_STAT_ERR_DESC_LOOP))
+		return -1;
+	while (w->flags & VRING_DESC_F_NEXT) {
+		const volatile struct vring_packed_desc *v;
+		uint16_t f;
+
+		packed_advance(vq, &w->slot, &w->wrap, 1);
+		v = &vq->pdesc[w->slot];
+		f = v->flags;
+		/* the checks of pwalk_ring_load, in its order */
+		if (unlikely(!packed_avail(f, w->wrap))) {
+			w->err = VSW_VIRTQ_STAT_ERR_DESC_NOT_AVAIL;
+			return -1;
+		}
+		if (unlikely(++w->ring_n > vq->size)) {
+			w->err = VSW_VIRTQ_STAT_ERR_DESC_LOOP;
+			return -1;
+		}
+		w->flags = f;
+		w->id = v->id;
+	}
+	return 0;
+}

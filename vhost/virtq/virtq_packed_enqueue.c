@@ -1,0 +1,285 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Host -> guest on a packed ring: as virtq_enqueue.c (header + mbuf
+ * segments copied through vsw_copy(); MRG_RXBUF spreads a packet over as
+ * many chains as it needs and sets num_buffers; without it a packet must
+ * fit one chain), fed by the packed walker. A chain used in part still
+ * takes all its ring slots (virtq_pwalk_finish finds its end and id). Used
+ * descriptors collect in the shadow and are written once per burst.
+ *
+ * Runs on the queue's poller; no locks, no allocation.
+ */
+#include <rte_mbuf.h>
+
+#include <vsw/copy.h>
+
+#include "virtq_packed.h"
+
+struct penq_pkt {
+	struct virtq_pwalk w;
+	uint16_t nbufs;
+	uint32_t chain_len;
+	uint32_t off;
+	uint8_t *nb[2];
+	uint16_t start_avail;
+	bool start_wrap;
+	uint32_t start_shadow;
+};
+
+#define PENQ_OK 0
+#define PENQ_BROKEN (-1)
+
+/* The packet cannot be placed: its chains stay posted. */
+static int
+penq_rollback(struct vsw_virtq *vq, struct penq_pkt *p, int reason)
+{
+	vq->last_avail_idx = p->start_avail;
+	vq->avail_wrap = p->start_wrap;
+	virtq_pshadow_trim(vq, p->start_shadow);
+	return reason;
+}
+
+/*
+ * Closes the current chain with used length len: finds its end, checks its
+ * id, queues its used descriptor. PENQ_OK, ENQ_DROP_BAD_DESC (id), or
+ * PENQ_BROKEN (no end).
+ */
+static __rte_always_inline int
+penq_close(struct vsw_virtq *vq, struct penq_pkt *p, uint32_t len)
+{
+	struct virtq_pwalk *w = &p->w;
+	int rc = PENQ_OK;
+
+	if (unlikely(virtq_pwalk_finish(vq, w) < 0)) {
+		penq_rollback(vq, p, 0);
+		virtq_break(vq, w->err, "rx chain at slot", vq->last_avail_idx);
+		return PENQ_BROKEN;
+	}
+	if (unlikely(w->id >= vq->size || packed_id_busy(vq, w->id))) {
+		w->err = VSW_VIRTQ_STAT_ERR_DESC_ID;
+		rc = VSW_VIRTQ_STAT_ENQ_DROP_BAD_DESC;
+		len = 0;
+	}
+	virtq_pshadow_push(vq, w->id, w->ring_n, len);
+	packed_advance(vq, &vq->last_avail_idx, &vq->avail_wrap, w->ring_n);
+	return rc;
+}
+
+/* Every chain the packet took (and closed) goes back with len 0. */
+static int
+penq_zero(struct vsw_virtq *vq, struct penq_pkt *p, int reason)
+{
+	uint32_t i;
+
+	for (i = p->start_shadow; i < vq->shadow_n; i++)
+		vq->shadow[i].len = 0;
+	return reason;
+}
+
+/* A bad current chain: closed with len 0, and the packet's others too. */
+static int
+penq_bad(struct vsw_virtq *vq, struct penq_pkt *p, int reason)
+{
+	enum vsw_virtq_stat why = p->w.err;
+	int rc;
+
+	penq_zero(vq, p, 0);
+	rc = penq_close(vq, p, 0);
+	if (rc == PENQ_BROKEN)
+		return rc;
+	p->w.err = why;
+	return reason;
+}
+
+static __rte_always_inline int
+penq_take_chain(struct vsw_virtq *vq, struct penq_pkt *p)
+{
+	if (unlikely(!packed_head_ready(vq)))
+		return penq_rollback(vq, p, VSW_VIRTQ_STAT_ENQ_DROP_RING_FULL);
+	p->chain_len = 0;
+	p->nbufs++;
+	if (unlikely(virtq_pwalk_start(vq, &p->w, VRING_DESC_F_WRITE) < 0))
+		return penq_bad(vq, p, VSW_VIRTQ_STAT_ENQ_DROP_BAD_DESC);
+	return PENQ_OK;
+}
+
+static int
+penq_chain_full(struct vsw_virtq *vq, struct penq_pkt *p, bool mrg)
+{
+	int rc;
+
+	if (unlikely(p->off < vq->hdr_len))
+		return penq_bad(vq, p, VSW_VIRTQ_STAT_ENQ_DROP_SHORT_HDR);
+	if (!mrg)
+		return penq_rollback(vq, p, VSW_VIRTQ_STAT_ENQ_DROP_TOO_LARGE);
+	rc = penq_close(vq, p, p->chain_len);
+	if (unlikely(rc != PENQ_OK))
+		return rc == PENQ_BROKEN ? rc : penq_zero(vq, p, rc);
+	return penq_take_chain(vq, p);
+}
+
+static __rte_always_inline void
+penq_note_nb(struct penq_pkt *p, uint8_t *dst, uint32_t k)
+{
+	if (p->off <= 10 && p->off + k > 10)
+		p->nb[0] = dst + (10 - p->off);
+	if (p->off <= 11 && p->off + k > 11)
+		p->nb[1] = dst + (11 - p->off);
+}
+
+/* Header + packet into the guest: PENQ_OK, an ENQ_DROP_*, or PENQ_BROKEN. */
+static __rte_always_inline int
+penqueue_one(struct vsw_virtq *vq, struct rte_mbuf *m, bool mrg,
+	enum vsw_virtq_stat *why)
+{
+	uint8_t hdr[12] = {0};
+	const uint8_t *sp = hdr;
+	uint32_t sl = vq->hdr_len, dl = 0;
+	const struct rte_mbuf *seg = m;
+	struct penq_pkt p;
+	uint8_t *dp = NULL;
+	int rc;
+
+	p.w.err = VSW_VIRTQ_STAT__MAX;
+	p.nbufs = 0;
+	p.off = 0;
+	p.nb[0] = p.nb[1] = NULL;
+	p.start_avail = vq->last_avail_idx;
+	p.start_wrap = vq->avail_wrap;
+	p.start_shadow = vq->shadow_n;
+	if (unlikely(m->pkt_len + vq->hdr_len > vq->max_pkt_len))
+		return VSW_VIRTQ_STAT_ENQ_DROP_TOO_LARGE;
+	hdr[10] = 1; /* num_buffers, patched below when more are used */
+	rc = penq_take_chain(vq, &p);
+	if (unlikely(rc != PENQ_OK))
+		goto out;
+	for (;;) {
+		uint32_t k;
+
+		if (sl == 0) {
+			if (seg == NULL)
+				break;
+			sp = rte_pktmbuf_mtod(seg, const uint8_t *);
+			sl = seg->data_len;
+			seg = seg->next;
+			continue;
+		}
+		if (dl == 0) {
+			rc = virtq_pwalk_span(vq, &p.w, &dp, &dl);
+			if (unlikely(rc < 0)) {
+				rc = penq_bad(vq, &p,
+					VSW_VIRTQ_STAT_ENQ_DROP_BAD_DESC);
+				goto out;
+			}
+			if (rc == 0) {
+				rc = penq_chain_full(vq, &p, mrg);
+				if (unlikely(rc != PENQ_OK))
+					goto out;
+			}
+			continue;
+		}
+		k = RTE_MIN(sl, dl);
+		if (mrg && unlikely(p.off < 12))
+			penq_note_nb(&p, dp, k);
+		vsw_copy(dp, sp, k);
+		sp += k;
+		sl -= k;
+		dp += k;
+		dl -= k;
+		p.off += k;
+		p.chain_len += k;
+	}
+	rc = penq_close(vq, &p, p.chain_len);
+	if (unlikely(rc != PENQ_OK)) {
+		if (rc != PENQ_BROKEN)
+			rc = penq_zero(vq, &p, rc);
+		goto out;
+	}
+	if (mrg && p.nbufs != 1) {
+		*p.nb[0] = (uint8_t)p.nbufs;
+		*p.nb[1] = (uint8_t)(p.nbufs >> 8);
+	}
+	return PENQ_OK;
+out:
+	*why = p.w.err;
+	return rc;
+}
+
+static __rte_noinline void
+penqueue_drop(struct vsw_virtq *vq, int reason, enum vsw_virtq_stat why)
+{
+	virtq_count(vq, (enum vsw_virtq_stat)reason, 1);
+	if (reason == VSW_VIRTQ_STAT_ENQ_DROP_BAD_DESC) {
+		virtq_count(vq, why, 1);
+		virtq_log_guest(vq, "rx chain dropped: %s",
+			vsw_virtq_stat_name(why));
+	} else if (reason == VSW_VIRTQ_STAT_ENQ_DROP_SHORT_HDR) {
+		virtq_log_guest(vq, "rx buffer shorter than the header");
+	}
+}
+
+/* mrg is constant per call site, so penqueue_one is specialised twice. */
+static __rte_always_inline uint16_t
+penqueue_burst(struct vsw_virtq *vq, struct rte_mbuf **pkts, uint16_t n,
+	bool mrg)
+{
+	enum vsw_virtq_stat why = VSW_VIRTQ_STAT__MAX;
+	uint64_t bytes = 0;
+	uint16_t i, out = 0;
+
+	for (i = 0; i < n; i++) {
+		int rc = penqueue_one(vq, pkts[i], mrg, &why);
+
+		if (likely(rc == PENQ_OK)) {
+			bytes += pkts[i]->pkt_len;
+			out++;
+			continue;
+		}
+		if (rc == PENQ_BROKEN) {
+			virtq_count(vq, VSW_VIRTQ_STAT_ENQ_DROP_NOT_READY,
+				n - i);
+			break;
+		}
+		if (rc == VSW_VIRTQ_STAT_ENQ_DROP_RING_FULL) {
+			virtq_count(vq, VSW_VIRTQ_STAT_ENQ_DROP_RING_FULL,
+				n - i);
+			break;
+		}
+		penqueue_drop(vq, rc, why);
+	}
+	virtq_count(vq, VSW_VIRTQ_STAT_ENQ_PACKETS, out);
+	virtq_count(vq, VSW_VIRTQ_STAT_ENQ_BYTES, bytes);
+	virtq_packed_flush(vq);
+	return out;
+}
+
+static __rte_noinline uint16_t
+penqueue_burst_mrg(struct vsw_virtq *vq, struct rte_mbuf **pkts, uint16_t n)
+{
+	return penqueue_burst(vq, pkts, n, true);
+}
+
+static __rte_noinline uint16_t
+penqueue_burst_one(struct vsw_virtq *vq, struct rte_mbuf **pkts, uint16_t n)
+{
+	return penqueue_burst(vq, pkts, n, false);
+}
+
+uint16_t
+virtq_packed_enqueue_burst(struct vsw_virtq *vq, struct rte_mbuf **pkts,
+	uint16_t n)
+{
+	if (unlikely(vq->broken)) {
+		virtq_count(vq, VSW_VIRTQ_STAT_ENQ_DROP_NOT_READY, n);
+		return 0;
+	}
+	if (n == 0)
+		return 0;
+	if (!packed_head_ready(vq)) {
+		virtq_count(vq, VSW_VIRTQ_STAT_ENQ_DROP_RING_FULL, n);
+		return 0;
+	}
+	if (virtq_has(vq, VSW_VIRTIO_NET_F_MRG_RXBUF))
+		return penqueue_burst_mrg(vq, pkts, n);
+	return penqueue_burst_one(vq, pkts, n);
+}

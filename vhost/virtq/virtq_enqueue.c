@@ -35,6 +35,7 @@ struct enq_pkt {
 	uint32_t chain_len;  /* bytes written into the current chain */
 	uint32_t off;        /* header + frame bytes written so far */
 	uint8_t *nb[2];      /* num_buffers in guest memory (may be split) */
+	uint64_t nb_gpa[2];  /* their guest addresses (dirty logging) */
 	uint16_t start_avail;
 	uint32_t start_shadow;
 	uint16_t avail_end;
@@ -104,22 +105,29 @@ enq_chain_full(struct vsw_virtq *vq, struct enq_pkt *p, bool mrg)
 
 /* Remembers where the header's num_buffers bytes (10, 11) landed. */
 static __rte_always_inline void
-enq_note_nb(struct enq_pkt *p, uint8_t *dst, uint32_t k)
+enq_note_nb(struct enq_pkt *p, uint8_t *dst, uint64_t gpa, uint32_t k)
 {
-	if (p->off <= 10 && p->off + k > 10)
+	if (p->off <= 10 && p->off + k > 10) {
 		p->nb[0] = dst + (10 - p->off);
-	if (p->off <= 11 && p->off + k > 11)
+		p->nb_gpa[0] = gpa + (10 - p->off);
+	}
+	if (p->off <= 11 && p->off + k > 11) {
 		p->nb[1] = dst + (11 - p->off);
+		p->nb_gpa[1] = gpa + (11 - p->off);
+	}
 }
 
 /*
  * Copies header + packet into the guest. Returns ENQ_OK, an ENQ_DROP_*
- * counter (*why set for BAD_DESC), or ENQ_BROKEN.
+ * counter (*why set for BAD_DESC), or ENQ_BROKEN. log (constant per
+ * instance): note every page each copy wrote in the dirty log, by guest
+ * address (dgpa follows dp).
  */
 static __rte_always_inline int
 enqueue_one(struct vsw_virtq *vq, struct rte_mbuf *m, uint16_t avail_end,
-	bool mrg, enum vsw_virtq_stat *why)
+	bool mrg, bool log, enum vsw_virtq_stat *why)
 {
+	uint64_t dgpa = 0;
 	uint8_t hdr[12] = {0};
 	const uint8_t *sp = hdr;
 	uint32_t sl = vq->hdr_len, dl = 0;
@@ -174,12 +182,18 @@ enqueue_one(struct vsw_virtq *vq, struct rte_mbuf *m, uint16_t avail_end,
 				if (unlikely(rc != ENQ_OK))
 					goto out;
 			}
+			if (log)
+				dgpa = p.w.gpa - dl; /* the span's start */
 			continue;
 		}
 		k = RTE_MIN(sl, dl);
 		if (mrg && unlikely(p.off < 12))
-			enq_note_nb(&p, dp, k);
+			enq_note_nb(&p, dp, dgpa, k);
 		vsw_copy(dp, sp, k);
+		if (log) {
+			virtq_log_write(vq, dgpa, k);
+			dgpa += k;
+		}
 		sp += k;
 		sl -= k;
 		dp += k;
@@ -191,6 +205,10 @@ enqueue_one(struct vsw_virtq *vq, struct rte_mbuf *m, uint16_t avail_end,
 	if (mrg && p.nbufs != 1) {
 		*p.nb[0] = (uint8_t)p.nbufs;
 		*p.nb[1] = (uint8_t)(p.nbufs >> 8);
+		if (log) { /* written again after their copy was noted */
+			virtq_log_write(vq, p.nb_gpa[0], 1);
+			virtq_log_write(vq, p.nb_gpa[1], 1);
+		}
 	}
 	return ENQ_OK;
 out:
@@ -211,17 +229,18 @@ enqueue_drop(struct vsw_virtq *vq, int reason, enum vsw_virtq_stat why)
 	}
 }
 
-/* mrg is constant per call site, so enqueue_one is specialised twice. */
+/* mrg and log are constant per call site: enqueue_one is specialised
+ * four times, and the copy loop without a log has no logging code. */
 static __rte_always_inline uint16_t
 enqueue_burst(struct vsw_virtq *vq, struct rte_mbuf **pkts, uint16_t n,
-	uint16_t avail_end, bool mrg)
+	uint16_t avail_end, bool mrg, bool log)
 {
 	enum vsw_virtq_stat why = VSW_VIRTQ_STAT__MAX;
 	uint64_t bytes = 0;
 	uint16_t i, out = 0;
 
 	for (i = 0; i < n; i++) {
-		int rc = enqueue_one(vq, pkts[i], avail_end, mrg, &why);
+		int rc = enqueue_one(vq, pkts[i], avail_end, mrg, log, &why);
 
 		if (likely(rc == ENQ_OK)) {
 			bytes += pkts[i]->pkt_len;
@@ -250,20 +269,36 @@ static __rte_noinline uint16_t
 enqueue_burst_mrg(struct vsw_virtq *vq, struct rte_mbuf **pkts, uint16_t n,
 	uint16_t avail_end)
 {
-	return enqueue_burst(vq, pkts, n, avail_end, true);
+	return enqueue_burst(vq, pkts, n, avail_end, true, false);
 }
 
 static __rte_noinline uint16_t
 enqueue_burst_one(struct vsw_virtq *vq, struct rte_mbuf **pkts, uint16_t n,
 	uint16_t avail_end)
 {
-	return enqueue_burst(vq, pkts, n, avail_end, false);
+	return enqueue_burst(vq, pkts, n, avail_end, false, false);
+}
+
+/* Live migration (virtq_log.c): the same, logging what they write. */
+static __rte_noinline __rte_cold uint16_t
+enqueue_burst_mrg_log(struct vsw_virtq *vq, struct rte_mbuf **pkts,
+	uint16_t n, uint16_t avail_end)
+{
+	return enqueue_burst(vq, pkts, n, avail_end, true, true);
+}
+
+static __rte_noinline __rte_cold uint16_t
+enqueue_burst_one_log(struct vsw_virtq *vq, struct rte_mbuf **pkts,
+	uint16_t n, uint16_t avail_end)
+{
+	return enqueue_burst(vq, pkts, n, avail_end, false, true);
 }
 
 uint16_t
 vsw_virtq_enqueue_burst(struct vsw_virtq *vq, struct rte_mbuf **pkts,
 	uint16_t n)
 {
+	uint16_t end;
 	int avail;
 
 	/* n > VSW_VIRTQ_BURST_MAX works too: a burst never takes more than
@@ -285,9 +320,12 @@ vsw_virtq_enqueue_burst(struct vsw_virtq *vq, struct rte_mbuf **pkts,
 		virtq_count(vq, VSW_VIRTQ_STAT_ENQ_DROP_RING_FULL, n);
 		return 0;
 	}
+	end = (uint16_t)(vq->last_avail_idx + avail);
+	if (unlikely(virtq_logging(vq)))
+		return virtq_has(vq, VSW_VIRTIO_NET_F_MRG_RXBUF)
+			       ? enqueue_burst_mrg_log(vq, pkts, n, end)
+			       : enqueue_burst_one_log(vq, pkts, n, end);
 	if (virtq_has(vq, VSW_VIRTIO_NET_F_MRG_RXBUF))
-		return enqueue_burst_mrg(vq, pkts, n,
-			(uint16_t)(vq->last_avail_idx + avail));
-	return enqueue_burst_one(vq, pkts, n,
-		(uint16_t)(vq->last_avail_idx + avail));
+		return enqueue_burst_mrg(vq, pkts, n, end);
+	return enqueue_burst_one(vq, pkts, n, end);
 }

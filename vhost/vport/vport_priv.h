@@ -62,6 +62,10 @@ struct vsw_vport {
 	bool mem_seen;	       /* librte_vhost took a memory table:
 				* rte_vhost_get_mem_table() crashes
 				* (NULL dev->mem) before that in 22.11 */
+	uint64_t rarp_received; /* SEND_RARP messages */
+	uint64_t rarp_sent;	/* RARP frames injected (poller, atomic) */
+	uint32_t rarp_pending;	/* SEND_RARP seen, not injected (atomic) */
+	uint8_t rarp_mac[6];
 	uint64_t log_next_tsc; /* rate limit for guest-error lines */
 	uint32_t log_suppressed;
 	struct vsw_mem mem;	    /* what published queues translate with */
@@ -114,6 +118,23 @@ void vport_log_guest(struct vsw_vport *port, const char *fmt, ...) __rte_cold
 /* "SET_VRING_CALL refused: why" (the request's name from the table). */
 void vport_log_refused(
 	struct vsw_vport *port, uint32_t request, const char *why) __rte_cold;
+
+/*
+ * Live migration (vport_migrate.c). SET_LOG_BASE's payload (NULL or why
+ * not) and its fd; the log for a queue's config when LOG_ALL is on (0, or
+ * -ENODATA: no log); SEND_RARP noted; the RARP for the next RX burst, if
+ * one is pending (0 or 1 mbufs stored in pkts[0]).
+ */
+struct vport_msg;
+struct rte_mempool;
+struct rte_mbuf;
+const char *vport_log_base_check(
+	struct vsw_vport *port, const struct vport_msg *m);
+const char *vport_log_fd_check(int fd, uint64_t offset, uint64_t size);
+int vport_log_get(struct vsw_vport *port, struct vsw_virtq_config *cfg);
+void vport_rarp_note(struct vsw_vport *port, const struct vport_msg *m);
+uint16_t vport_rarp_inject(struct vsw_vport *port, struct rte_mempool *mp,
+	struct rte_mbuf **pkts);
 
 /* Free per-queue storage (control thread, port gone from librte_vhost). */
 void vport_queues_free(struct vsw_vport *port);

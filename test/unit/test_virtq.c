@@ -742,6 +742,7 @@ main(int argc, char **argv)
 	tl_rng_init(&test_rng, "test_virtq", 0x5eed0001);
 	rc = cmocka_run_group_tests_name("virtq", tests, NULL, NULL);
 	rc |= test_virtq_hostile_run();
+	rc |= test_virtq_log_run();
 	rte_mempool_free(test_pool);
 	rte_eal_cleanup();
 	return rc;

@@ -67,5 +67,6 @@ int fx_pool_setup(void **state);
 int fx_pool_teardown(void **state);
 
 int test_virtq_hostile_run(void);
+int test_virtq_log_run(void); /* test_virtq_log.c: dirty logging */
 
 #endif /* VSW_TEST_VIRTQ_H */

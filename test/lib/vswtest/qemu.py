@@ -375,9 +375,10 @@ def wait_status(qmp, want, timeout=30):
         time.sleep(0.05)
 
 
-def ram_digest(qmp, size, path, page=4096):
+def ram_digest(qmp, size, path, page=4096, keep=False):
     """md5 per page of guest-physical [0, size) (QMP pmemsave to path, then
-    removed): a list, to compare a migration's two ends page by page."""
+    removed unless keep): a list, to compare a migration's two ends page
+    by page."""
     import hashlib
     qmp.cmd("pmemsave", val=0, size=size, filename=path)
     out = []
@@ -387,5 +388,6 @@ def ram_digest(qmp, size, path, page=4096):
             if not b:
                 break
             out.append(hashlib.md5(b).digest())
-    os.unlink(path)
+    if not keep:
+        os.unlink(path)
     return out

@@ -255,6 +255,9 @@ find(const char *name)
 	for (i = 0; i < hs_n_fd; i++)
 		if (strcmp(hs_fd_scenarios[i].name, name) == 0)
 			return &hs_fd_scenarios[i];
+	for (i = 0; i < hs_n_log; i++)
+		if (strcmp(hs_log_scenarios[i].name, name) == 0)
+			return &hs_log_scenarios[i];
 	return NULL;
 }
 
@@ -273,6 +276,9 @@ list(void)
 	for (i = 0; i < hs_n_fd; i++)
 		printf("%s\t%s\t%s\n", hs_fd_scenarios[i].name,
 			hs_fd_scenarios[i].counters, hs_fd_scenarios[i].what);
+	for (i = 0; i < hs_n_log; i++)
+		printf("%s\t%s\t%s\n", hs_log_scenarios[i].name,
+			hs_log_scenarios[i].counters, hs_log_scenarios[i].what);
 }
 
 int

@@ -104,7 +104,7 @@ class Rig:
             f.write("\n".join(lines) + "\n")
         self.vswd = Vswd(self.args.build, self.run, self.tmp, "migrate",
                          config=path, nice=VSWD_NICE,
-                         eal=["--log-level=vsw.vport:info"])
+                         eal=["--log-level=vsw.vport:info"] + self.args.eal)
         self.vswd.ready()
         img = qemu_guest.image()
         self.img = img
@@ -376,6 +376,8 @@ def main():
                     help="the longest run of lost pings a migration may "
                     "cause, in ms")
     ap.add_argument("--keep", action="store_true")
+    ap.add_argument("--eal", action="append", default=[],
+                    help="more EAL options for vswd (log levels)")
     args = ap.parse_args()
     sys.stdout.reconfigure(line_buffering=True)
     if qemu_guest.qemu_binary() is None:

@@ -105,15 +105,18 @@ enq_chain_full(struct vsw_virtq *vq, struct enq_pkt *p, bool mrg)
 
 /* Remembers where the header's num_buffers bytes (10, 11) landed. */
 static __rte_always_inline void
-enq_note_nb(struct enq_pkt *p, uint8_t *dst, uint64_t gpa, uint32_t k)
+enq_note_nb(struct enq_pkt *p, uint8_t *dst, uint64_t gpa, uint32_t k,
+	bool log)
 {
 	if (p->off <= 10 && p->off + k > 10) {
 		p->nb[0] = dst + (10 - p->off);
-		p->nb_gpa[0] = gpa + (10 - p->off);
+		if (log)
+			p->nb_gpa[0] = gpa + (10 - p->off);
 	}
 	if (p->off <= 11 && p->off + k > 11) {
 		p->nb[1] = dst + (11 - p->off);
-		p->nb_gpa[1] = gpa + (11 - p->off);
+		if (log)
+			p->nb_gpa[1] = gpa + (11 - p->off);
 	}
 }
 
@@ -188,7 +191,7 @@ enqueue_one(struct vsw_virtq *vq, struct rte_mbuf *m, uint16_t avail_end,
 		}
 		k = RTE_MIN(sl, dl);
 		if (mrg && unlikely(p.off < 12))
-			enq_note_nb(&p, dp, dgpa, k);
+			enq_note_nb(&p, dp, dgpa, k, log);
 		vsw_copy(dp, sp, k);
 		if (log) {
 			virtq_log_write(vq, dgpa, k);

@@ -116,6 +116,7 @@ queue_setup(struct vsw_virtq *vq, const struct vsw_virtq_config *cfg)
 		if (cfg->log_size < vsw_virtq_log_size_needed(cfg->mem))
 			return -EINVAL;
 		vq->log = cfg->log_base;
+		vq->log_size = cfg->log_size;
 	}
 	return 0;
 }

@@ -63,6 +63,7 @@ struct vsw_virtq {
 	vsw_virtq_notify_fn notify;
 	void *notify_ctx;
 	uint8_t *log;          /* dirty log (cfg.log_base), NULL: off */
+	uint64_t log_size;     /* bytes */
 	uint64_t used_gpa;     /* for logging used-ring writes */
 	uint32_t log_n;        /* entries in log_cache */
 	uint64_t stats[VSW_VIRTQ_STAT__MAX];

@@ -20,7 +20,7 @@ guest send its own gratuitous ARPs instead).
 vm1 ping-pongs through the four ports (s0 -> s1 -> c0 -> c1 -> s0 ...:
 every pair of modes, server -> server, server -> client, client -> client,
 client -> server). Each round, while it migrates:
-  - TCP: --mib MiB of random data vm1 -> vm2 and vm2 -> vm1 at once (busybox
+  - TCP: --mib (8) MiB of random data vm1 -> vm2 and vm2 -> vm1 at once (busybox
     nc), md5 at both ends must match;
   - ping vm2 -> vm1 every 20 ms: no duplicates; the longest run of lost
     replies (the blackout) is bounded (--max-gap-ms) and reported, with
@@ -31,7 +31,8 @@ client -> server). Each round, while it migrates:
     took from a ring is lost or delivered twice across GET_VRING_BASE /
     SET_VRING_BASE; vm2 likewise; over the switch, received (minus the
     injected RARPs) == sent + counted drops.
-  - every other round the destination starts paused (-S): the source's
+  - every --compare-every rounds (0, 3, 6, 9) the destination starts
+    paused (-S): the source's
     and the destination's guest RAM are compared page by page (QMP
     pmemsave) before it continues. Any page vswd wrote and did not log
     differs: this is what the dirty log is for (mutant
@@ -366,7 +367,10 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--build", required=True)
     ap.add_argument("--rounds", type=int, default=10)
-    ap.add_argument("--mib", type=int, default=16)
+    ap.add_argument("--mib", type=int, default=8)
+    ap.add_argument("--compare-every", type=int, default=3,
+                    help="rounds 0, N, 2N ... start the destination paused "
+                    "and compare both ends' RAM (about 10 s each)")
     ap.add_argument("--announce", choices=("rarp", "guest"), default="rarp")
     ap.add_argument("--ping-s", type=int, default=8,
                     help="seconds of pings per round")
@@ -393,7 +397,7 @@ def main():
     try:
         rig.start()
         for r in range(args.rounds):
-            rig.migrate_once(r, paused=(r % 2 == 0))
+            rig.migrate_once(r, paused=(r % args.compare_every == 0))
         rig.stop()
     except Exception as e:  # noqa: BLE001 -- report, clean up, fail
         c.fail("ERROR: %s" % e)

@@ -20,8 +20,8 @@ guest send its own gratuitous ARPs instead).
 vm1 ping-pongs through the four ports (s0 -> s1 -> c0 -> c1 -> s0 ...:
 every pair of modes, server -> server, server -> client, client -> client,
 client -> server). Each round, while it migrates:
-  - TCP: --mib (8) MiB of random data vm1 -> vm2 and vm2 -> vm1 at once (busybox
-    nc), md5 at both ends must match;
+  - TCP: --mib (8) MiB of random data vm1 -> vm2 and vm2 -> vm1 at once
+    (busybox nc), md5 at both ends must match;
   - ping vm2 -> vm1 every 20 ms: no duplicates; the longest run of lost
     replies (the blackout) is bounded (--max-gap-ms) and reported, with
     the total lost (also RX-ring-full drops of the busy TCG guest);
@@ -29,14 +29,13 @@ client -> server). Each round, while it migrates:
     QEMUs: its kernel migrates) == the sum over vm1's four ports (TX ==
     dequeued + dequeue drops, RX == delivered, bytes too): nothing vswd
     took from a ring is lost or delivered twice across GET_VRING_BASE /
-    SET_VRING_BASE; vm2 likewise; over the switch, received (minus the
-    injected RARPs) == sent + counted drops.
-  - every --compare-every rounds (0, 3, 6, 9) the destination starts
-    paused (-S): the source's
-    and the destination's guest RAM are compared page by page (QMP
-    pmemsave) before it continues. Any page vswd wrote and did not log
-    differs: this is what the dirty log is for (mutant
-    virtq-log-no-rx-buffers fails here).
+    SET_VRING_BASE; vm2 likewise; over the switch, sent (the injected
+    RARPs counted as vm1's) == received + counted drops; vm2's rx_dropped
+    == the RARPs flooded to it (no handler for 0x8035 in its kernel);
+  - rounds 0, 3, 6, 9 (--compare-every) start the destination paused
+    (-S): the source's and the destination's guest RAM are compared page
+    by page (QMP pmemsave) before it continues. A page vswd wrote and did
+    not log differs: this is what the dirty log is for.
 
 Exit 77 (skipped) when qemu-system-x86_64 is not installed.
 

@@ -10,7 +10,10 @@
  *            (what deq_align produces from a guest whose TX frame sits 12
  *            bytes into an aligned buffer);
  *   dequeue: 32 single-descriptor TX chains per burst into mbufs (freed),
- *            with and without deq_align.
+ *            with and without deq_align;
+ *   logging: enq plain and deq plain with the dirty log on (live
+ *            migration: every page written is logged, virtq_log.c), the
+ *            log cleared every burst as the front-end's sync would.
  * All variants run in one process, in a rotating order inside each block;
  * only the burst call is timed (rdtsc around it). Median of the blocks. vsw_copy vs plain memcpy: while <vsw/copy.h>
  * is the memcpy placeholder the two are the same code; the real engine's
@@ -51,6 +54,8 @@ struct side {
 	struct tg_vq q;
 	struct vsw_virtq *vq;
 	uint16_t next_desc;
+	uint8_t *log; /* dirty log for the logging variants */
+	uint64_t log_size;
 };
 
 static void
@@ -69,13 +74,16 @@ side_init_vq(struct side *s)
  * reconnect. Outside the timed calls.
  */
 static void
-side_placement(struct side *s, bool hdr_coalign, bool deq_align)
+side_placement(struct side *s, bool hdr_coalign, bool deq_align, bool log)
 {
 	if (s->q.cfg.hdr_coalign == hdr_coalign &&
-		s->q.cfg.no_deq_align == !deq_align)
+		s->q.cfg.no_deq_align == !deq_align &&
+		(s->q.cfg.log_base != NULL) == log)
 		return;
 	s->q.cfg.hdr_coalign = hdr_coalign;
 	s->q.cfg.no_deq_align = !deq_align;
+	s->q.cfg.log_base = log ? s->log : NULL;
+	s->q.cfg.log_size = log ? s->log_size : 0;
 	s->q.cfg.last_avail_idx = vsw_virtq_last_avail_idx(s->vq);
 	s->q.cfg.last_used_idx = vsw_virtq_last_used_idx(s->vq);
 	vsw_virtq_destroy(s->vq);
@@ -91,6 +99,10 @@ side_init(struct side *s, uint64_t features)
 		fprintf(stderr, "guest set-up failed\n");
 		exit(1);
 	}
+	s->log_size = vsw_virtq_log_size_needed(&s->g.mem);
+	s->log = calloc(1, s->log_size);
+	if (s->log == NULL)
+		exit(1);
 	side_init_vq(s);
 }
 
@@ -169,6 +181,8 @@ enq_block(struct side *s, struct rte_mbuf **m, uint32_t len, int bursts)
 		uint64_t t0;
 
 		post(s, BURST * per, true);
+		if (s->q.cfg.log_base != NULL) /* the front-end's sync */
+			memset(s->log, 0, s->log_size);
 		t0 = rte_rdtsc_precise();
 		if (vsw_virtq_enqueue_burst(s->vq, m, BURST) != BURST)
 			die_stats(s->vq, "enqueue short");
@@ -189,6 +203,8 @@ deq_block(struct side *s, struct rte_mempool *mp, int bursts)
 		uint64_t t0;
 
 		post(s, BURST, false);
+		if (s->q.cfg.log_base != NULL)
+			memset(s->log, 0, s->log_size);
 		t0 = rte_rdtsc_precise();
 		if (vsw_virtq_dequeue_burst(s->vq, mp, m, BURST) != BURST)
 			die_stats(s->vq, "dequeue short");
@@ -222,21 +238,24 @@ enum variant {
 	ENQ_HDR_AL,  /* header in headroom, mbuf data 12 mod 64 (co-aligned) */
 	DEQ_PLAIN,   /* mbuf data at 128 */
 	DEQ_AL,      /* mbuf data at the guest frame's offset mod 64 */
+	ENQ_LOG,     /* enq plain, dirty log on */
+	DEQ_LOG,     /* deq plain, dirty log on */
 	NVARIANT
 };
 static const char *const vname[NVARIANT] = {"enq plain", "enq pl+al", "enq hdr",
-	"enq hdr+al", "deq plain", "deq al"};
+	"enq hdr+al", "deq plain", "deq al", "enq log", "deq log"};
 
 static uint64_t
 run_variant(enum variant v, struct side *rx, struct side *tx,
 	struct rte_mempool *mp, struct rte_mbuf **m, struct rte_mbuf **m_al,
 	uint32_t len, int bursts)
 {
-	side_placement(rx, v == ENQ_HDR || v == ENQ_HDR_AL, true);
-	side_placement(tx, false, v == DEQ_AL);
+	side_placement(rx, v == ENQ_HDR || v == ENQ_HDR_AL, true, v == ENQ_LOG);
+	side_placement(tx, false, v == DEQ_AL, v == DEQ_LOG);
 	switch (v) {
 	case ENQ_PLAIN:
 	case ENQ_HDR:
+	case ENQ_LOG:
 		return enq_block(rx, m, len, bursts);
 	case ENQ_HDR_AL:
 	case ENQ_PLAIN_AL:
@@ -281,12 +300,16 @@ run_size(struct side *rx, struct side *tx, struct rte_mempool *mp,
 	printf("%6u", len);
 	for (j = 0; j < NVARIANT; j++)
 		printf("  %10.1f", median_per_pkt(cyc[j], blocks, bursts));
-	printf("  %9.3f  %9.3f  %9.3f\n",
+	printf("  %9.3f  %9.3f  %9.3f  %9.3f  %9.3f\n",
 		median_per_pkt(cyc[ENQ_PLAIN_AL], blocks, bursts) /
 			median_per_pkt(cyc[ENQ_PLAIN], blocks, bursts),
 		median_per_pkt(cyc[ENQ_HDR_AL], blocks, bursts) /
 			median_per_pkt(cyc[ENQ_PLAIN], blocks, bursts),
 		median_per_pkt(cyc[DEQ_AL], blocks, bursts) /
+			median_per_pkt(cyc[DEQ_PLAIN], blocks, bursts),
+		median_per_pkt(cyc[ENQ_LOG], blocks, bursts) /
+			median_per_pkt(cyc[ENQ_PLAIN], blocks, bursts),
+		median_per_pkt(cyc[DEQ_LOG], blocks, bursts) /
 			median_per_pkt(cyc[DEQ_PLAIN], blocks, bursts));
 	rte_pktmbuf_free_bulk(m, BURST);
 	rte_pktmbuf_free_bulk(m_al, BURST);
@@ -525,7 +548,8 @@ main(int argc, char **argv)
 	printf("%6s", "bytes");
 	for (i = 0; i < NVARIANT; i++)
 		printf("  %10s", vname[i]);
-	printf("  %9s  %9s  %9s\n", "pl+al/pl", "hdr+al/pl", "deq al/pl");
+	printf("  %9s  %9s  %9s  %9s  %9s\n", "pl+al/pl", "hdr+al/pl",
+		"deq al/pl", "enq log/pl", "deq log/pl");
 	for (s = 0; s < RTE_DIM(sizes); s++)
 		run_size(&rx, &tx, mp, sizes[s], blocks, bursts);
 	rte_eal_cleanup();

@@ -69,6 +69,24 @@ struct rte_mempool;
 		(1ULL << VSW_VIRTIO_NET_F_GUEST_TSO4) |                        \
 		(1ULL << VSW_VIRTIO_NET_F_GUEST_TSO6))
 #define VSW_VIRTIO_F_RING_PACKED 34 /* packed rings (virtio 1.1, 2.8) */
+#define VSW_VHOST_F_LOG_ALL 26 /* vhost: dirty logging (live migration) */
+
+/*
+ * Dirty log (live migration): one bit per 4 KiB guest-physical page, page p
+ * is bit p % 8 of byte p / 8, set with an atomic OR after the write it
+ * covers (the vhost-user protocol's log). A queue created with
+ * cfg.log_base logs every byte it writes into guest memory: RX buffer
+ * contents (every page each copy touched), used-ring entries and the used
+ * index. It never writes avail_event (the port keeps guest kicks off, and
+ * librte_vhost writes that word only to turn them on), nor anything else.
+ * The burst paths pick their logging variant once per burst; the bits of a
+ * burst are collected and ORed in once at its end (after its writes).
+ * Code of this folder that writes guest memory elsewhere (packed rings)
+ * calls virtq_log_write(vq, gpa, len) (vhost/virtq/virtq_priv.h) for it
+ * when virtq_logging(vq), and its used-ring writer flushes with
+ * virtq_log_flush(vq) at the end of the burst.
+ */
+#define VSW_VIRTQ_LOG_PAGE_SHIFT 12
 
 /* One guest memory region: guest physical range -> our virtual address. */
 struct vsw_mem_region {
@@ -102,6 +120,7 @@ struct vsw_mem {
  * already taken in this burst (ERR_DESC_ID) drops the chain. Packets offered to a
  * broken queue are ENQ_DROP_NOT_READY; a broken queue dequeues nothing.
  * NOTIFY_SENT + NOTIFY_SUPPRESSED = bursts that published used entries.
+ * LOG_PAGES: dirty-log bits set (pages, counted once per burst each).
  *
  * Enqueue drop reasons: RING_FULL (not enough guest buffers posted; the rest
  * of the burst is dropped the same way), TOO_LARGE (hdr_len + pkt_len >
@@ -167,7 +186,8 @@ struct vsw_mem {
 	X(DEQ_GSO_PACKETS, "deq_gso_packets")                                  \
 	X(DEQ_CSUM_PARTIAL, "deq_csum_partial")                                \
 	X(ENQ_GSO_PACKETS, "enq_gso_packets")                                  \
-	X(ENQ_CSUM_PARTIAL, "enq_csum_partial")
+	X(ENQ_CSUM_PARTIAL, "enq_csum_partial")                              \
+	X(LOG_PAGES, "log_pages")
 
 enum vsw_virtq_stat {
 #define VSW_VIRTQ_STAT_ENUM(e, s) VSW_VIRTQ_STAT_##e,
@@ -209,6 +229,11 @@ struct vsw_virtq_config {
 			    * headroom, copied with the data as one run */
 	bool no_deq_align; /* dequeue: keep the mbuf data at the default
 			    * headroom instead of co-aligning it */
+	/* Dirty log (see VSW_VIRTQ_LOG_PAGE_SHIFT): NULL = no logging. It
+	 * must cover every region of mem (create: EINVAL otherwise) and stay
+	 * mapped while the queue lives. */
+	uint8_t *log_base;
+	uint64_t log_size; /* bytes */
 };
 
 /*
@@ -226,7 +251,7 @@ struct vsw_virtq;
  * cfg->size. The only allocation the queue ever makes: the burst calls
  * allocate nothing but mbufs. Counters start at 0. Returns the queue, or
  * NULL with rte_errno set: EINVAL (bad size; no memory table or more than
- * VSW_MEM_REGIONS_MAX regions), EFAULT (a ring outside guest memory,
+ * VSW_MEM_REGIONS_MAX regions; a log that does not cover it), EFAULT (a ring outside guest memory,
  * logged), ENOMEM.
  */
 struct vsw_virtq *vsw_virtq_create(const struct vsw_virtq_config *cfg);
@@ -250,6 +275,15 @@ uint16_t vsw_virtq_last_used_idx(const struct vsw_virtq *vq);
  * from a fresh config (the guest resets the ring) runs again.
  */
 bool vsw_virtq_broken(const struct vsw_virtq *vq);
+
+/* true when the queue logs its guest writes (created with a log). */
+bool vsw_virtq_logging(const struct vsw_virtq *vq);
+
+/*
+ * Bytes of dirty log needed to cover mem: 1 bit per 4 KiB page up to the
+ * highest guest-physical address of any region (0 for an empty table).
+ */
+uint64_t vsw_virtq_log_size_needed(const struct vsw_mem *mem);
 
 /* One counter (0 when s is out of range); the owning thread. */
 uint64_t vsw_virtq_stat(const struct vsw_virtq *vq, enum vsw_virtq_stat s);

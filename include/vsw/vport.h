@@ -59,9 +59,10 @@ void vsw_vport_config_init(struct vsw_vport_config *cfg);
 
 /*
  * Create a port: register the socket with librte_vhost, offer the feature
- * set (VERSION_1, MRG_RXBUF, INDIRECT_DESC, EVENT_IDX, MQ, PROTOCOL_FEATURES,
- * and unless cfg.no_offloads CSUM, GUEST_CSUM, HOST_TSO4/6, GUEST_TSO4/6;
- * protocol features MQ and REPLY_ACK; nothing else) and start it (server:
+ * set (VERSION_1, MRG_RXBUF, INDIRECT_DESC, EVENT_IDX, MQ, LOG_ALL,
+ * GUEST_ANNOUNCE, PROTOCOL_FEATURES, and unless cfg.no_offloads CSUM,
+ * GUEST_CSUM, HOST_TSO4/6, GUEST_TSO4/6; protocol features MQ, REPLY_ACK,
+ * LOG_SHMFD and RARP; nothing else) and start it (server:
  * listen, with the configured mode/owner; client: connect, retrying every
  * second until the peer is there and again after each disconnect).
  * The EAL must be initialised. Returns 0 and *out, or a negative errno
@@ -118,7 +119,9 @@ uint16_t vsw_vport_enqueue_burst_retry(struct vsw_vport *port, uint16_t qp,
 /*
  * Guest -> host on queue pair qp: vsw_virtq_dequeue_burst() on the guest's
  * TX vring, or 0 when it is not enabled/set up. Mbufs come from mp and
- * belong to the caller.
+ * belong to the caller. After a SEND_RARP (live migration), the first
+ * burst on a live TX vring starts with a RARP frame from the guest's MAC
+ * (vport info rarp_sent).
  */
 uint16_t vsw_vport_dequeue_burst(struct vsw_vport *port, uint16_t qp,
 	struct rte_mempool *mp, struct rte_mbuf **pkts, uint16_t n);
@@ -149,6 +152,13 @@ struct vsw_vport_info {
 	uint32_t mem_unsealed; /* regions of the current memory table
 				* that can shrink (no F_SEAL_SHRINK, or
 				* hugetlbfs): the SIGBUS guard covers them */
+	/* live migration */
+	bool dirty_log;		 /* LOG_ALL negotiated: migration running */
+	uint16_t queues_logging; /* live vrings logging their writes */
+	uint64_t rarp_received;	 /* SEND_RARP messages (guest moved here) */
+	uint64_t rarp_sent;	 /* RARP frames injected into the switch (by
+				  * the next RX burst: counted by the switch
+				  * as received, not by the virtq) */
 };
 
 void vsw_vport_info_get(struct vsw_vport *port, struct vsw_vport_info *info);

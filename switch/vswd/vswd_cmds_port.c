@@ -445,6 +445,10 @@ show_port_text(struct vswd_port *p, const struct vsw_port_stats *ps,
 		vi->fd_rejected, vi->queue_errors, vi->call_failed);
 	vsw_ctl_reply_printf(r, "  guest memory: faults %" PRIu64
 		", regions unsealed %u\n", vi->mem_faults, vi->mem_unsealed);
+	vsw_ctl_reply_printf(r, "  migration: dirty log %s (%u vrings logging, "
+		"%" PRIu64 " pages logged), RARP %" PRIu64 " received, %" PRIu64
+		" injected\n", vi->dirty_log ? "on" : "off", vi->queues_logging,
+		vs[VSW_VIRTQ_STAT_LOG_PAGES], vi->rarp_received, vi->rarp_sent);
 	for (int s = 0; s < VSW_VIRTQ_STAT__MAX; s++)
 		if (vs[s] != 0)
 			vsw_ctl_reply_printf(r, "  %s=%" PRIu64 "\n",
@@ -480,8 +484,7 @@ show_port_json(struct vswd_port *p, const struct vsw_port_stats *ps,
 			", \"mem_faults\": %" PRIu64
 			", \"mem_unsealed\": %u"
 			", \"tx_retries\": %" PRIu64
-			", \"tx_retries_max\": %u, \"offloads\": %s"
-			", \"virtq\": {",
+			", \"tx_retries_max\": %u, \"offloads\": %s",
 			p->queues, p->max_ring_size, vi->queues_live,
 			vi->features, vi->connects,
 			vi->disconnects, vi->msg_rejected, vi->fd_rejected,
@@ -489,6 +492,12 @@ show_port_json(struct vswd_port *p, const struct vsw_port_stats *ps,
 			vi->mem_unsealed, vhost_retries(p),
 			vsw_port_vhost_tx_retries_max(&p->vhost),
 			p->no_offloads ? "false" : "true");
+		vsw_ctl_reply_printf(r, ", \"dirty_log\": %s, "
+			"\"vrings_logging\": %u, \"log_pages\": %" PRIu64
+			", \"rarp_received\": %" PRIu64 ", \"rarp_sent\": %"
+			PRIu64 ", \"virtq\": {", vi->dirty_log ? "true" : "false",
+			vi->queues_logging, vs[VSW_VIRTQ_STAT_LOG_PAGES],
+			vi->rarp_received, vi->rarp_sent);
 		for (int s = 0; s < VSW_VIRTQ_STAT__MAX; s++)
 			vsw_ctl_reply_printf(r, "%s\"%s\": %" PRIu64,
 				s ? ", " : "",

@@ -140,6 +140,14 @@ ports_vhost(struct vsw_ctl_reply *r, const struct port_snap *s, unsigned n)
 				port_sample(r, "vsw_port_ring_errors_total",
 					s[i].p->name, "reason",
 					vsw_virtq_stat_name(k), s[i].vs[k]);
+	family(r, "vsw_port_dirty_log_pages_total", "counter",
+		"Guest pages a vhost-user port marked in the dirty log (live "
+		"migration).");
+	for (unsigned i = 0; i < n; i++)
+		if (s[i].p->type == VSWD_PORT_VHOST)
+			port_sample(r, "vsw_port_dirty_log_pages_total",
+				s[i].p->name, NULL, NULL,
+				s[i].vs[VSW_VIRTQ_STAT_LOG_PAGES]);
 }
 
 /* name{port="p",queue="q",k="v"} value */

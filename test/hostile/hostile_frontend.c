@@ -267,6 +267,9 @@ find(const char *name)
 	for (i = 0; i < hs_n_packed; i++)
 		if (strcmp(hs_packed_scenarios[i].name, name) == 0)
 			return &hs_packed_scenarios[i];
+	for (i = 0; i < hs_n_log; i++)
+		if (strcmp(hs_log_scenarios[i].name, name) == 0)
+			return &hs_log_scenarios[i];
 	return NULL;
 }
 
@@ -299,6 +302,9 @@ list(void)
 		printf("%s\t%s\t%s\n", hs_packed_scenarios[i].name,
 			hs_packed_scenarios[i].counters,
 			hs_packed_scenarios[i].what);
+	for (i = 0; i < hs_n_log; i++)
+		printf("%s\t%s\t%s\n", hs_log_scenarios[i].name,
+			hs_log_scenarios[i].counters, hs_log_scenarios[i].what);
 }
 
 int

@@ -604,7 +604,7 @@ const struct hs_scenario hs_msg_scenarios[] = {
 	{"mem-gpa-wrap", "msg_rejected,disconnects",
 		"guest address + size wraps 2^64", s_region_gpa_wrap},
 	{"log-base-overflow", "msg_rejected,disconnects",
-		"SET_LOG_BASE size + offset wraps (logging not offered)",
+		"SET_LOG_BASE size + offset wraps",
 		s_log_base_overflow},
 	{"vring-idx-num", "msg_rejected,disconnects",
 		"SET_VRING_NUM for vring 2 of 2", s_idx_num},

@@ -764,6 +764,7 @@ main(int argc, char **argv)
 	rc = cmocka_run_group_tests_name("virtq", tests, NULL, NULL);
 	rc |= test_virtq_hostile_run();
 	rc |= test_net_hdr_run();
+	rc |= test_virtq_log_run();
 	rte_mempool_free(test_pool);
 	rte_eal_cleanup();
 	return rc;

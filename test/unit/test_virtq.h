@@ -76,5 +76,6 @@ int fx_pool_teardown(void **state);
 
 int test_virtq_hostile_run(void);
 int test_net_hdr_run(void); /* test_net_hdr.c */
+int test_virtq_log_run(void); /* test_virtq_log.c: dirty logging */
 
 #endif /* VSW_TEST_VIRTQ_H */

@@ -247,6 +247,8 @@ test_offer_no_offloads(void **state)
 			      (1ULL << VIRTIO_RING_F_INDIRECT_DESC) |
 			      (1ULL << VIRTIO_RING_F_EVENT_IDX) |
 			      (1ULL << VIRTIO_NET_F_MQ) |
+			      (1ULL << VHOST_F_LOG_ALL) |
+			      (1ULL << VIRTIO_NET_F_GUEST_ANNOUNCE) |
 			      (1ULL << VHOST_USER_F_PROTOCOL_FEATURES);
 	struct timeval tv = {.tv_sec = 5};
 	struct vsw_vport_config cfg;
@@ -302,7 +304,9 @@ test_protocol_offer(void **state)
 	assert_int_equal(vhu_get_u64(fd, 1 /* GET_FEATURES */), want);
 	assert_int_equal(vhu_get_u64(fd, 15 /* GET_PROTOCOL_FEATURES */),
 		(1ULL << VHOST_USER_PROTOCOL_F_MQ) |
-			(1ULL << VHOST_USER_PROTOCOL_F_REPLY_ACK));
+			(1ULL << VHOST_USER_PROTOCOL_F_REPLY_ACK) |
+			(1ULL << VHOST_USER_PROTOCOL_F_LOG_SHMFD) |
+			(1ULL << VHOST_USER_PROTOCOL_F_RARP));
 	/* answered by our pre-message hook, not librte_vhost's 128 */
 	assert_int_equal(vhu_get_u64(fd, 17 /* GET_QUEUE_NUM */), 3);
 	vsw_vport_info_get(p, &info);

@@ -46,7 +46,15 @@ ref_ok(const struct vu_msg *m)
 {
 	uint32_t r = m->request, i, j;
 
-	if (r == 0 || r == 6 || r == 7 || (r > 5 && r < 8) || r > 18)
+	if (r == 6) { /* SET_LOG_BASE: u64 size, u64 offset; no memory table */
+		uint64_t lg[2];
+
+		memcpy(lg, &m->u, sizeof(lg));
+		return m->size == 16 && lg[0] != 0 && lg[1] <= UINT64_MAX - lg[0];
+	}
+	if (r == 19) /* SEND_RARP: a u64 holding the MAC */
+		return m->size == 8;
+	if (r == 0 || r == 7 || r > 18)
 		return false;
 	if ((r == 2 || r == 16 ||
 		    (r >= 8 && r <= 18 && r != 9 && r != 15 && r != 17)) &&

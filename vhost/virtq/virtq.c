@@ -152,6 +152,14 @@ queue_setup(struct vsw_virtq *vq, const struct vsw_virtq_config *cfg)
 	vq->notify_ctx = cfg->notify_ctx;
 	vq->hdr_coalign = cfg->hdr_coalign;
 	vq->deq_align = !cfg->no_deq_align;
+	vq->used_gpa = cfg->used_gpa;
+	if (cfg->log_base != NULL) {
+		/* every address we log lies in a region: in the log too */
+		if (cfg->log_size < vsw_virtq_log_size_needed(cfg->mem))
+			return -EINVAL;
+		vq->log = cfg->log_base;
+		vq->log_size = cfg->log_size;
+	}
 	return 0;
 }
 

@@ -35,6 +35,7 @@ struct enq_pkt {
 	uint32_t chain_len;  /* bytes written into the current chain */
 	uint32_t off;        /* header + frame bytes written so far */
 	uint8_t *nb[2];      /* num_buffers in guest memory (may be split) */
+	uint64_t nb_gpa[2];  /* their guest addresses (dirty logging) */
 	uint16_t start_avail;
 	uint32_t start_shadow;
 	uint16_t avail_end;
@@ -106,12 +107,19 @@ enq_chain_full(struct vsw_virtq *vq, struct enq_pkt *p, bool mrg)
 
 /* Remembers where the header's num_buffers bytes (10, 11) landed. */
 static __rte_always_inline void
-enq_note_nb(struct enq_pkt *p, uint8_t *dst, uint32_t k)
+enq_note_nb(struct enq_pkt *p, uint8_t *dst, uint64_t gpa, uint32_t k,
+	bool log)
 {
-	if (p->off <= 10 && p->off + k > 10)
+	if (p->off <= 10 && p->off + k > 10) {
 		p->nb[0] = dst + (10 - p->off);
-	if (p->off <= 11 && p->off + k > 11)
+		if (log)
+			p->nb_gpa[0] = gpa + (10 - p->off);
+	}
+	if (p->off <= 11 && p->off + k > 11) {
 		p->nb[1] = dst + (11 - p->off);
+		if (log)
+			p->nb_gpa[1] = gpa + (11 - p->off);
+	}
 }
 
 /*
@@ -138,12 +146,15 @@ enq_offload_hdr(const struct vsw_virtq *vq, const struct rte_mbuf *m,
 
 /*
  * Copies header + packet into the guest. Returns ENQ_OK, an ENQ_DROP_*
- * counter (*why set for BAD_DESC), or ENQ_BROKEN.
+ * counter (*why set for BAD_DESC), or ENQ_BROKEN. log (constant per
+ * instance): note every page each copy wrote in the dirty log, by guest
+ * address (dgpa follows dp).
  */
 static __rte_always_inline int
 enqueue_one(struct vsw_virtq *vq, struct rte_mbuf *m, uint16_t avail_end,
-	bool mrg, bool offl, enum vsw_virtq_stat *why)
+	bool mrg, bool offl, bool log, enum vsw_virtq_stat *why)
 {
+	uint64_t dgpa = 0;
 	uint8_t hdr[12] = {0};
 	const uint8_t *sp = hdr;
 	uint32_t sl = vq->hdr_len, dl = 0;
@@ -201,12 +212,18 @@ enqueue_one(struct vsw_virtq *vq, struct rte_mbuf *m, uint16_t avail_end,
 				if (unlikely(rc != ENQ_OK))
 					goto out;
 			}
+			if (log)
+				dgpa = p.w.gpa - dl; /* the span's start */
 			continue;
 		}
 		k = RTE_MIN(sl, dl);
 		if (mrg && unlikely(p.off < 12))
-			enq_note_nb(&p, dp, k);
+			enq_note_nb(&p, dp, dgpa, k, log);
 		vsw_copy(dp, sp, k);
+		if (log) {
+			virtq_log_write(vq, dgpa, k);
+			dgpa += k;
+		}
 		sp += k;
 		sl -= k;
 		dp += k;
@@ -218,6 +235,10 @@ enqueue_one(struct vsw_virtq *vq, struct rte_mbuf *m, uint16_t avail_end,
 	if (mrg && p.nbufs != 1) {
 		*p.nb[0] = (uint8_t)p.nbufs;
 		*p.nb[1] = (uint8_t)(p.nbufs >> 8);
+		if (log) { /* written again after their copy was noted */
+			virtq_log_write(vq, p.nb_gpa[0], 1);
+			virtq_log_write(vq, p.nb_gpa[1], 1);
+		}
 	}
 	return ENQ_OK;
 out:
@@ -238,17 +259,19 @@ enqueue_drop(struct vsw_virtq *vq, int reason, enum vsw_virtq_stat why)
 	}
 }
 
-/* mrg and offl are constant per call site: enqueue_one is specialised. */
+/* mrg, offl and log are constant per call site: enqueue_one is
+ * specialised per variant, and the copy loop without a log has no logging
+ * code. */
 static __rte_always_inline uint16_t
 enqueue_burst(struct vsw_virtq *vq, struct rte_mbuf **pkts, uint16_t n,
-	uint16_t avail_end, bool mrg, bool offl)
+	uint16_t avail_end, bool mrg, bool offl, bool log)
 {
 	enum vsw_virtq_stat why = VSW_VIRTQ_STAT__MAX;
 	uint64_t bytes = 0, gso = 0, csum = 0;
 	uint16_t i, out = 0;
 
 	for (i = 0; i < n; i++) {
-		int rc = enqueue_one(vq, pkts[i], avail_end, mrg, offl, &why);
+		int rc = enqueue_one(vq, pkts[i], avail_end, mrg, offl, log, &why);
 
 		if (likely(rc == ENQ_OK)) {
 			bytes += pkts[i]->pkt_len;
@@ -289,14 +312,14 @@ static __rte_noinline uint16_t
 enqueue_burst_mrg(struct vsw_virtq *vq, struct rte_mbuf **pkts, uint16_t n,
 	uint16_t avail_end)
 {
-	return enqueue_burst(vq, pkts, n, avail_end, true, false);
+	return enqueue_burst(vq, pkts, n, avail_end, true, false, false);
 }
 
 static __rte_noinline uint16_t
 enqueue_burst_one(struct vsw_virtq *vq, struct rte_mbuf **pkts, uint16_t n,
 	uint16_t avail_end)
 {
-	return enqueue_burst(vq, pkts, n, avail_end, false, false);
+	return enqueue_burst(vq, pkts, n, avail_end, false, false, false);
 }
 
 /* The guest negotiated receive offloads (Linux always has MRG_RXBUF). */
@@ -304,14 +327,32 @@ static __rte_noinline uint16_t
 enqueue_burst_mrg_offl(struct vsw_virtq *vq, struct rte_mbuf **pkts,
 	uint16_t n, uint16_t avail_end)
 {
-	return enqueue_burst(vq, pkts, n, avail_end, true, true);
+	return enqueue_burst(vq, pkts, n, avail_end, true, true, false);
 }
 
 static __rte_noinline uint16_t
 enqueue_burst_one_offl(struct vsw_virtq *vq, struct rte_mbuf **pkts,
 	uint16_t n, uint16_t avail_end)
 {
-	return enqueue_burst(vq, pkts, n, avail_end, false, true);
+	return enqueue_burst(vq, pkts, n, avail_end, false, true, false);
+}
+
+/* Live migration (virtq_log.c): the same, logging what they write (offl
+ * read per burst: the logging variants are cold). */
+static __rte_noinline __rte_cold uint16_t
+enqueue_burst_mrg_log(struct vsw_virtq *vq, struct rte_mbuf **pkts,
+	uint16_t n, uint16_t avail_end)
+{
+	return enqueue_burst(vq, pkts, n, avail_end, true,
+		(vq->features & VSW_VIRTQ_F_ENQ_OFFLOADS) != 0, true);
+}
+
+static __rte_noinline __rte_cold uint16_t
+enqueue_burst_one_log(struct vsw_virtq *vq, struct rte_mbuf **pkts,
+	uint16_t n, uint16_t avail_end)
+{
+	return enqueue_burst(vq, pkts, n, avail_end, false,
+		(vq->features & VSW_VIRTQ_F_ENQ_OFFLOADS) != 0, true);
 }
 
 uint16_t
@@ -344,6 +385,10 @@ vsw_virtq_enqueue_burst(struct vsw_virtq *vq, struct rte_mbuf **pkts,
 	}
 	virtq_budget_reset(vq);
 	end = (uint16_t)(vq->last_avail_idx + avail);
+	if (unlikely(virtq_logging(vq)))
+		return virtq_has(vq, VSW_VIRTIO_NET_F_MRG_RXBUF)
+			       ? enqueue_burst_mrg_log(vq, pkts, n, end)
+			       : enqueue_burst_one_log(vq, pkts, n, end);
 	if (unlikely(vq->features & VSW_VIRTQ_F_ENQ_OFFLOADS))
 		return virtq_has(vq, VSW_VIRTIO_NET_F_MRG_RXBUF)
 			? enqueue_burst_mrg_offl(vq, pkts, n, end)

@@ -9,6 +9,9 @@
  * backend wants no kicks, and the port controls them through librte_vhost
  * (rte_vhost_enable_guest_notification), which owns that field.
  *
+ * With a dirty log, the used entries and the used index are logged, and
+ * the burst's log bits are ORed in after the publish (virtq_log.c).
+ *
  * Runs on the queue's poller. Reads used_event and the avail flags from
  * guest memory (any value is safe: they only decide whether to kick).
  */
@@ -43,21 +46,21 @@ guest_wants_kick(struct vsw_virtq *vq)
 		now, old);
 }
 
-void
-virtq_flush_used(struct vsw_virtq *vq)
+static void
+publish_used(struct vsw_virtq *vq)
 {
 	uint32_t mask = vq->size - 1;
 	uint16_t used = vq->last_used_idx;
 	uint32_t i;
 
-	if (vq->shadow_n == 0)
-		return;
 	for (i = 0; i < vq->shadow_n; i++) {
 		struct vring_used_elem *e = &vq->used->ring[(used + i) & mask];
 
 		e->id = vq->shadow[i].id;
 		e->len = vq->shadow[i].len;
 	}
+	if (unlikely(virtq_logging(vq)))
+		virtq_log_used(vq, used, vq->shadow_n);
 	used = (uint16_t)(used + vq->shadow_n);
 	vq->shadow_n = 0;
 	vq->last_used_idx = used;
@@ -71,4 +74,15 @@ virtq_flush_used(struct vsw_virtq *vq)
 	} else {
 		virtq_count(vq, VSW_VIRTQ_STAT_NOTIFY_SUPPRESSED, 1);
 	}
+}
+
+void
+virtq_flush_used(struct vsw_virtq *vq)
+{
+	if (vq->shadow_n != 0)
+		publish_used(vq);
+	/* once per burst: chains copied into but left posted (rolled back)
+	 * were written too */
+	if (unlikely(virtq_logging(vq)))
+		virtq_log_flush(vq);
 }

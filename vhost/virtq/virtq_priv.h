@@ -28,6 +28,13 @@ struct virtq_used_shadow {
 	uint32_t len;
 };
 
+/* Dirty-log bits of a burst, by 64-page word, ORed in at its end. */
+#define VIRTQ_LOG_CACHE 8
+struct virtq_log_entry {
+	uint64_t word; /* page / 64 */
+	uint64_t mask;
+};
+
 /*
  * The queue. Line 0 holds what every burst reads (ring pointers, sizes,
  * indices, flags); line 1 the shadow count and the notify path, then the
@@ -70,7 +77,12 @@ struct vsw_virtq {
 	vsw_virtq_notify_fn notify;
 	void *notify_ctx;
 	uint64_t *inflight;    /* packed: bitmap of buffer ids in the shadow */
+	uint8_t *log;          /* dirty log (cfg.log_base), NULL: off */
+	uint64_t log_size;     /* bytes */
+	uint64_t used_gpa;     /* for logging used-ring writes */
+	uint32_t log_n;        /* entries in log_cache */
 	uint64_t stats[VSW_VIRTQ_STAT__MAX];
+	struct virtq_log_entry log_cache[VIRTQ_LOG_CACHE];
 	/* cold */
 	const char *name;
 	uint64_t log_next_tsc; /* rate limiter for guest-error log lines */
@@ -222,6 +234,42 @@ virtq_shadow_push(struct vsw_virtq *vq, uint16_t id, uint32_t len)
 	vq->shadow[vq->shadow_n].id = id;
 	vq->shadow[vq->shadow_n].len = len;
 	vq->shadow_n++;
+}
+
+/*
+ * Dirty logging (virtq_log.c; contract in <vsw/virtq.h>). virtq_log_write
+ * notes the pages of [gpa, gpa + len) (len > 0, inside guest memory) in the
+ * burst's cache; virtq_log_flush ORs the cache into the log (release: after
+ * the writes it covers). Only for a queue with virtq_logging(vq).
+ */
+void virtq_log_pages(struct vsw_virtq *vq, uint64_t first, uint64_t last);
+void virtq_log_flush(struct vsw_virtq *vq);
+/* used->ring[first .. first + n) (mod size) and used->idx */
+void virtq_log_used(struct vsw_virtq *vq, uint16_t first, uint32_t n);
+
+static __rte_always_inline bool
+virtq_logging(const struct vsw_virtq *vq)
+{
+	return vq->log != NULL;
+}
+
+static __rte_always_inline void
+virtq_log_write(struct vsw_virtq *vq, uint64_t gpa, uint64_t len)
+{
+	uint64_t first = gpa >> VSW_VIRTQ_LOG_PAGE_SHIFT;
+	uint64_t last = (gpa + len - 1) >> VSW_VIRTQ_LOG_PAGE_SHIFT;
+	struct virtq_log_entry *e;
+
+	/* the common case: the page word the previous copy touched */
+	if (likely(vq->log_n != 0)) {
+		e = &vq->log_cache[vq->log_n - 1];
+		if ((first >> 6) == e->word && (last >> 6) == e->word) {
+			e->mask |= (UINT64_MAX >> (63 - (last & 63))) &
+				   (UINT64_MAX << (first & 63));
+			return;
+		}
+	}
+	virtq_log_pages(vq, first, last);
 }
 
 /* virtq_notify.c: publish the shadow used ring, then kick if asked. */

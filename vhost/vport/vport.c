@@ -30,13 +30,17 @@
 
 RTE_LOG_REGISTER(vport_logtype, vsw.vport, INFO);
 
-/* What we offer: split ring, mergeable RX, indirect, event idx, MQ. */
+/* What we offer: split ring, mergeable RX, indirect, event idx, MQ; live
+ * migration: dirty logging, the guest announcing itself (its driver needs
+ * the control queue, which QEMU serves itself). */
 #define VPORT_FEATURES                                                     \
 	((1ULL << VIRTIO_F_VERSION_1) | (1ULL << VIRTIO_NET_F_MRG_RXBUF) | \
 		(1ULL << VIRTIO_RING_F_INDIRECT_DESC) |                    \
 		(1ULL << VIRTIO_RING_F_EVENT_IDX) |                        \
 		(1ULL << VIRTIO_F_RING_PACKED) |                           \
 		(1ULL << VIRTIO_NET_F_MQ) |                                \
+		(1ULL << VHOST_F_LOG_ALL) |                                \
+		(1ULL << VIRTIO_NET_F_GUEST_ANNOUNCE) |                    \
 		(1ULL << VHOST_USER_F_PROTOCOL_FEATURES))
 /* Checksum and TCP segmentation offloads, both directions (virtio 1.1
  * 5.1.3); unless the port's config turns them off. Not offered: ECN (the
@@ -50,9 +54,11 @@ RTE_LOG_REGISTER(vport_logtype, vsw.vport, INFO);
 		(1ULL << VIRTIO_NET_F_HOST_TSO6) |                          \
 		(1ULL << VIRTIO_NET_F_GUEST_TSO4) |                         \
 		(1ULL << VIRTIO_NET_F_GUEST_TSO6))
-#define VPORT_PROTOCOL_FEATURES               \
-	((1ULL << VHOST_USER_PROTOCOL_F_MQ) | \
-		(1ULL << VHOST_USER_PROTOCOL_F_REPLY_ACK))
+#define VPORT_PROTOCOL_FEATURES                      \
+	((1ULL << VHOST_USER_PROTOCOL_F_MQ) |        \
+		(1ULL << VHOST_USER_PROTOCOL_F_REPLY_ACK) | \
+		(1ULL << VHOST_USER_PROTOCOL_F_LOG_SHMFD) | \
+		(1ULL << VHOST_USER_PROTOCOL_F_RARP))
 
 /* The virtq contract numbers bits like virtio; check we agree. */
 _Static_assert(VSW_VIRTIO_NET_F_MRG_RXBUF == VIRTIO_NET_F_MRG_RXBUF, "bit");
@@ -68,6 +74,7 @@ _Static_assert(VSW_VIRTIO_NET_F_CSUM == VIRTIO_NET_F_CSUM &&
 		VSW_VIRTIO_NET_F_GUEST_TSO6 == VIRTIO_NET_F_GUEST_TSO6,
 	"offload bits");
 _Static_assert(VSW_VIRTIO_F_RING_PACKED == VIRTIO_F_RING_PACKED, "bit");
+_Static_assert(VSW_VHOST_F_LOG_ALL == VHOST_F_LOG_ALL, "bit");
 
 /* Port table: control thread and librte_vhost's threads. */
 static pthread_mutex_t vport_table_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -448,6 +455,12 @@ vsw_vport_dequeue_burst(struct vsw_vport *port, uint16_t qp,
 	vq = rcu_dereference(port->queues[2 * qp + 1].live);
 	if (unlikely(vq == NULL))
 		return 0;
+	if (unlikely(__atomic_load_n(&port->rarp_pending, __ATOMIC_RELAXED)) &&
+		n > 0) {
+		uint16_t k = vport_rarp_inject(port, mp, pkts);
+
+		return k + vsw_virtq_dequeue_burst(vq, mp, pkts + k, n - k);
+	}
 	return vsw_virtq_dequeue_burst(vq, mp, pkts, n);
 }
 
@@ -468,10 +481,15 @@ vsw_vport_info_get(struct vsw_vport *port, struct vsw_vport_info *info)
 	info->fd_rejected = port->fd_rejected;
 	info->mem_faults = __atomic_load_n(&port->mem_faults, __ATOMIC_RELAXED);
 	info->mem_unsealed = port->mem_unsealed;
+	info->dirty_log = (port->features & (1ULL << VHOST_F_LOG_ALL)) != 0;
+	info->rarp_received = port->rarp_received;
+	info->rarp_sent = __atomic_load_n(&port->rarp_sent, __ATOMIC_RELAXED);
 	for (i = 0; i < port->nr_queues; i++) {
 		const struct vport_queue *q = &port->queues[i];
 
 		info->queues_live += q->live != NULL;
+		info->queues_logging +=
+			q->vq != NULL && vsw_virtq_logging(q->vq);
 		/* the poller's counter: one aligned word, not torn */
 		info->call_failed +=
 			*(const volatile uint64_t *)&q->call_failed;

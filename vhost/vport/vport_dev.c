@@ -140,6 +140,10 @@ vport_queue_publish(struct vsw_vport *port, struct vport_queue *q)
 	}
 	cfg.size = vr.size;
 	cfg.features = port->features;
+	if (vport_log_get(port, &cfg) != 0) {
+		rc = -ENODATA;
+		goto fail;
+	}
 	cfg.mem = &port->mem;
 	cfg.max_pkt_len = port->cfg.max_pkt_len;
 	/* the peer shares the call fd's file: it may have cleared
@@ -299,6 +303,13 @@ dev_pre_msg(int vid, void *msg)
 		vport_fds_close(ctx);
 		pthread_mutex_unlock(&port->lock);
 		return RTE_VHOST_MSG_RESULT_ERR;
+	}
+	if (m->request == VPORT_MSG_SEND_RARP) {
+		/* librte_vhost's own handler sets a flag only its own
+		 * dequeue reads: vsw's RX burst injects the RARP */
+		vport_rarp_note(port, m);
+		pthread_mutex_unlock(&port->lock);
+		return RTE_VHOST_MSG_RESULT_OK;
 	}
 	vport_qp_msg(port, m);
 	if (m->request == VPORT_MSG_GET_QUEUE_NUM) {
@@ -462,6 +473,25 @@ dev_destroy_device(int vid)
 	pthread_mutex_unlock(&port->lock);
 }
 
+/*
+ * SET_FEATURES on a running device: librte_vhost lets only LOG_ALL change
+ * (live migration starts or ends). The queues are withdrawn (the message
+ * parks them); the post hook republishes them with or without the log.
+ */
+static int
+dev_features_changed(int vid, uint64_t features)
+{
+	struct vsw_vport *port = dev_lock(vid);
+
+	if (port == NULL)
+		return -1;
+	VPORT_LOG(INFO, port, "dirty logging %s",
+		(features & (1ULL << VHOST_F_LOG_ALL)) ? "on" : "off");
+	port->features = features;
+	pthread_mutex_unlock(&port->lock);
+	return 0;
+}
+
 static int
 dev_vring_state_changed(int vid, uint16_t index, int enable)
 {
@@ -490,6 +520,7 @@ const struct rte_vhost_device_ops vport_dev_ops = {
 	.new_device = dev_new_device,
 	.destroy_device = dev_destroy_device,
 	.vring_state_changed = dev_vring_state_changed,
+	.features_changed = dev_features_changed,
 	.new_connection = dev_new_connection,
 	.destroy_connection = dev_destroy_connection,
 };

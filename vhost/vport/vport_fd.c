@@ -14,6 +14,7 @@
  *   page fault (a FUSE or network file would stall the PMD just as a pipe
  *   does), and each region must lie inside its file; a memfd that takes
  *   seals is sealed against shrinking first (vport_mem.c).
+ * - the dirty log's fd (SET_LOG_BASE) likewise, holding the whole log.
  * - the count must be what the request carries (librte_vhost checks it
  *   only after running parts of its handler, for some requests).
  *
@@ -119,6 +120,9 @@ vport_fds_check(const struct vport_msg_ctx *ctx)
 		return is_eventfd(ctx->fds[0])
 			       ? NULL
 			       : "kick/error fd is not an eventfd";
+	case VPORT_MSG_SET_LOG_BASE:
+		return vport_log_fd_check(ctx->fds[0], m->u.log.mmap_offset,
+			m->u.log.mmap_size);
 	case VPORT_MSG_SET_MEM_TABLE:
 		for (i = 0; i < ctx->fd_num; i++) {
 			const struct vport_msg_region *r = &m->u.mem.r[i];

@@ -175,6 +175,8 @@ vport_msg_check(struct vsw_vport *port, void *msg)
 		return "request of a feature vsw does not offer";
 	if (m->request == VPORT_MSG_SET_MEM_TABLE)
 		return mem_table_check(m);
+	if (m->request == VPORT_MSG_SET_LOG_BASE)
+		return vport_log_base_check(port, m);
 	idx = vring_index(row, m);
 	if (idx < 0)
 		return NULL;

@@ -39,8 +39,8 @@
  * the crypto session parameters); the fds follow the message */
 #define VPORT_MSG_PAYLOAD_MAX 632
 
-/* vsw offers the feature the request belongs to (no dirty log, IOMMU,
- * back-end channel, config space, inflight tracking, postcopy, status). */
+/* vsw offers the feature the request belongs to (no IOMMU, back-end
+ * channel, config space, inflight tracking, postcopy, status). */
 #define VPORT_MSG_F_OFFERED 0x01u
 /* the payload opens with a vring index (struct vhost_vring_state/addr) */
 #define VPORT_MSG_F_VRING 0x02u
@@ -63,7 +63,8 @@
 	X(RESET_OWNER,            4, 0, VPORT_MSG_ANY, 0, VPORT_MSG_F_OFFERED) \
 	X(SET_MEM_TABLE,          5, 8 + 32, 8 + 32 * 8, 8,                 \
 		VPORT_MSG_F_OFFERED | VPORT_MSG_F_PARK)                      \
-	X(SET_LOG_BASE,           6, 0, VPORT_MSG_ANY, 1, VPORT_MSG_F_PARK)  \
+	X(SET_LOG_BASE,           6, 16, 16,           1,                   \
+		VPORT_MSG_F_OFFERED | VPORT_MSG_F_PARK)                      \
 	X(SET_LOG_FD,             7, 0, VPORT_MSG_ANY, 1, 0)                 \
 	X(SET_VRING_NUM,          8, 8, 8,             0,                   \
 		VPORT_MSG_OFFERED_VRING | VPORT_MSG_F_PARK)                  \
@@ -84,7 +85,7 @@
 	X(GET_QUEUE_NUM,         17, 0, VPORT_MSG_ANY, 0, VPORT_MSG_F_OFFERED) \
 	X(SET_VRING_ENABLE,      18, 8, 8,             0,                   \
 		VPORT_MSG_OFFERED_VRING)                                     \
-	X(SEND_RARP,             19, 0, VPORT_MSG_ANY, 0, 0)                 \
+	X(SEND_RARP,             19, 8, 8,             0, VPORT_MSG_F_OFFERED) \
 	X(NET_SET_MTU,           20, 0, VPORT_MSG_ANY, 0, 0)                 \
 	X(SET_BACKEND_REQ_FD,    21, 0, VPORT_MSG_ANY, 1, 0)                 \
 	X(IOTLB_MSG,             22, 0, VPORT_MSG_ANY, 0, 0)                 \
@@ -135,6 +136,9 @@ struct vport_msg {
 			uint32_t nregions, padding;
 			struct vport_msg_region r[VPORT_MSG_REGIONS_MAX];
 		} mem;
+		struct {
+			uint64_t mmap_size, mmap_offset;
+		} log;
 		uint8_t raw[VPORT_MSG_PAYLOAD_MAX];
 	} u;
 } __attribute__((packed));

@@ -93,6 +93,10 @@ struct vsw_vport {
 	uintptr_t mem_fault_addr; /* the last one's address */
 	uint64_t mem_faults_logged;
 	uint32_t mem_unsealed; /* regions the SIGBUS guard protects */
+	uint64_t rarp_received; /* SEND_RARP messages */
+	uint64_t rarp_sent;	/* RARP frames injected (poller, atomic) */
+	uint32_t rarp_pending;	/* SEND_RARP seen, not injected (atomic) */
+	uint8_t rarp_mac[6];
 	uint64_t log_next_tsc; /* rate limit for guest-error lines */
 	uint32_t log_suppressed;
 	struct vsw_mem mem;	    /* what published queues translate with */
@@ -191,6 +195,21 @@ struct vport_msg;
 void vport_queue_update(struct vsw_vport *port, struct vport_queue *q);
 void vport_txmap_update(struct vsw_vport *port);
 void vport_qp_msg(struct vsw_vport *port, struct vport_msg *m);
+/*
+ * Live migration (vport_migrate.c). SET_LOG_BASE's payload (NULL or why
+ * not) and its fd; the log for a queue's config when LOG_ALL is on (0, or
+ * -ENODATA: no log); SEND_RARP noted; the RARP for the next RX burst, if
+ * one is pending (0 or 1 mbufs stored in pkts[0]).
+ */
+struct rte_mempool;
+struct rte_mbuf;
+const char *vport_log_base_check(
+	struct vsw_vport *port, const struct vport_msg *m);
+const char *vport_log_fd_check(int fd, uint64_t offset, uint64_t size);
+int vport_log_get(struct vsw_vport *port, struct vsw_virtq_config *cfg);
+void vport_rarp_note(struct vsw_vport *port, const struct vport_msg *m);
+uint16_t vport_rarp_inject(struct vsw_vport *port, struct rte_mempool *mp,
+	struct rte_mbuf **pkts);
 
 /* Free per-queue storage (control thread, port gone from librte_vhost). */
 void vport_queues_free(struct vsw_vport *port);

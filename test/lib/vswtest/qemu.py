@@ -278,3 +278,140 @@ class QemuGuest:
             os.unlink(self.agent_path)
         _live.discard(self)
         return rc
+
+
+# ---- live migration (test/integration/qemu_migrate.py) ----
+
+class Qmp:
+    """A QMP monitor on a unix socket QEMU listens on (`qmp_args`)."""
+
+    def __init__(self, path, timeout=30):
+        end = time.monotonic() + timeout
+        while True:
+            try:
+                self.s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+                self.s.connect(path)
+                break
+            except OSError:
+                self.s.close()
+                if time.monotonic() > end:
+                    raise GuestError("QMP %s: no monitor" % path)
+                time.sleep(0.05)
+        self.s.settimeout(timeout)
+        self.buf = b""
+        self.events = []
+        self._read()  # greeting
+        self.cmd("qmp_capabilities")
+
+    def _read(self):
+        import json
+        while b"\n" not in self.buf:
+            data = self.s.recv(65536)
+            if not data:
+                raise GuestError("QMP: connection closed")
+            self.buf += data
+        line, self.buf = self.buf.split(b"\n", 1)
+        return json.loads(line)
+
+    def cmd(self, name, **args):
+        """Run a command; its "return" value (GuestError on "error")."""
+        import json
+        msg = {"execute": name}
+        if args:
+            msg["arguments"] = args
+        self.s.sendall(json.dumps(msg).encode() + b"\n")
+        while True:
+            r = self._read()
+            if "event" in r:
+                self.events.append(r)
+                continue
+            if "error" in r:
+                raise GuestError("QMP %s: %s" % (name, r["error"]))
+            return r.get("return")
+
+    def close(self):
+        self.s.close()
+
+
+def qmp_args(path):
+    """QEMU options for a QMP monitor at path (QEMU listens)."""
+    return ["-qmp", "unix:%s,server=on,wait=off" % path]
+
+
+def incoming_guest(name, img, nics, log_dir, uri, paused=False, **kw):
+    """A QEMU waiting for vm's migration stream at uri (`-incoming`), with
+    a QMP monitor (guest.qmp_path); paused=True adds -S (it stays stopped
+    after the migration until `cont`). The same options as the source
+    (cpus, mem, ...) must be given; nics may differ in sockets and modes,
+    not in MACs. Call attach_agent() once the migration completed."""
+    qp = os.path.join(log_dir, "qemu-%s.qmp" % name)
+    extra = list(kw.pop("extra", ())) + qmp_args(qp) + ["-incoming", uri]
+    if paused:
+        extra.append("-S")
+    g = QemuGuest(name, img, nics, log_dir, extra=extra, **kw)
+    g.qmp_path = qp
+    return g
+
+
+def attach_agent(g, timeout=30):
+    """The migrated guest's agent: accept the destination QEMU's agent
+    connection (the guest did not boot: no @@READY). Commands sent to the
+    source after its switch-over are lost, so none may be in flight."""
+    g.lsock.settimeout(timeout)
+    g.conn, _ = g.lsock.accept()
+    threading.Thread(target=g._reader, daemon=True).start()
+    g.boot_s = 0.0
+
+
+def migrate(src_qmp, uri, timeout=120, downtime_ms=300, bandwidth=1 << 30,
+            poll=None):
+    """Migrate the guest behind src_qmp to uri; returns query-migrate's
+    final answer (status "completed", with total-time, downtime, ram).
+    poll(): called every 50 ms while it runs."""
+    src_qmp.cmd("migrate-set-parameters", **{
+        "downtime-limit": downtime_ms, "max-bandwidth": bandwidth})
+    src_qmp.cmd("migrate", uri=uri)
+    end = time.monotonic() + timeout
+    while True:
+        st = src_qmp.cmd("query-migrate")
+        if st.get("status") in ("completed", "failed", "cancelled"):
+            if st["status"] != "completed":
+                raise GuestError("migration %s: %s" % (
+                    st["status"], st.get("error-desc", "")))
+            return st
+        if time.monotonic() > end:
+            raise GuestError("migration not done in %d s: %s" % (timeout,
+                                                                 st))
+        if poll is not None:
+            poll()
+        time.sleep(0.05)
+
+
+def wait_status(qmp, want, timeout=30):
+    """Poll query-status until the run state is want ("paused", ...)."""
+    end = time.monotonic() + timeout
+    while True:
+        st = qmp.cmd("query-status")["status"]
+        if st == want:
+            return
+        if time.monotonic() > end:
+            raise GuestError("run state %s, not %s" % (st, want))
+        time.sleep(0.05)
+
+
+def ram_digest(qmp, size, path, page=4096, keep=False):
+    """md5 per page of guest-physical [0, size) (QMP pmemsave to path, then
+    removed unless keep): a list, to compare a migration's two ends page
+    by page."""
+    import hashlib
+    qmp.cmd("pmemsave", val=0, size=size, filename=path)
+    out = []
+    with open(path, "rb") as f:
+        while True:
+            b = f.read(page)
+            if not b:
+                break
+            out.append(hashlib.md5(b).digest())
+    if not keep:
+        os.unlink(path)
+    return out

@@ -141,7 +141,8 @@ class VswdBackend:
         for p in self.v.ports().values():
             drops += sum(p["virtq"][k] for k in VIRTQ_DEQ_DROPS)
         return {"t": t, "pkts": pmd["rx_packets"],
-                "busy": pmd["busy_cycles"], "drops": drops}
+                "busy": pmd["busy_cycles"], "drops": drops,
+                "iters": pmd["busy_iterations"]}
 
     def set_rules(self, kind):
         """in_port (XCONNECT), in_port,udp (UDP over XCONNECT) or normal;
@@ -242,7 +243,7 @@ class OvsBackend:
             self.o.set_config({
                 "emc-insert-inv-prob": "100" if emc == "on" else "0",
                 "smc-enable": "true" if emc.endswith("smc") else "false"})
-            self.o.appctl("dpctl/del-flows")  # EMC entries go with them
+            self.o.purge()
             self.emc = emc
 
     def pmd_tid(self):
@@ -280,6 +281,9 @@ def measure(args, be, size):
     oncpu = min(1.0, (rb - ra) / (dt * 1e9)) if rb > ra else 1.0
     r["oncpu"] = oncpu * 100
     r["acpp"] = r["cpp"] * oncpu
+    # packets per busy poll iteration (vswd): the guest's burst sizes
+    iters = b.get("iters", 0) - a.get("iters", 0)
+    r["burst"] = pkts / iters if iters else float("nan")
     r.update(win.end())
     r.update(args.machine)
     return r
@@ -297,7 +301,10 @@ def fmt_row(size, label, r):
     # '*': the poller was off a CPU for over half the window (other load)
     return ("%6d  %-34s %8.3f %8.2f %10d %9.1f %9.1f %5.1f%s" % (
         size, label, r["mpps"], r["gbps"], r["drops"], r["cpp"], r["acpp"],
-        r["oncpu"], "*" if r["oncpu"] < 50 else " "))
+        r["oncpu"], "*" if r["oncpu"] < 50 else " ") + (
+        "" if "c2c" not in r else "  burst %4.1f c2c %d steal %.1f%% "
+        "cpu %s" % (r.get("burst", float("nan")), r["c2c"], r["steal"],
+                    r.get("cpu_be", "?"))))
 
 
 HEADER = ("%6s  %-34s %8s %8s %10s %9s %9s %6s" % (
@@ -466,26 +473,27 @@ def full(args, tmp):
     # order reversed every other repetition), so each size's figures come
     # from the same few minutes of this shared machine's load.
     runs = [
-        lambda sz: run_other(args, tmp, res, sz, Xconnect, "pvp"),
-        lambda sz: run_other(args, tmp, res, sz, VhostBackend, "pvp"),
-        lambda sz: run_vswd_pvp(args, tmp, res, sz),
-        lambda sz: run_vswd_pvp(args, tmp, res, sz, "mac"),
-        lambda sz: run_vswd_flowgen(args, tmp, res, sz, 1),
-        lambda sz: run_vswd_flowgen(args, tmp, res, sz, 1024),
-        lambda sz: run_other(args, tmp, res, sz, Xconnect, "flowgen",
-                             1024),
+        ("xconnect", lambda sz: run_other(args, tmp, res, sz, Xconnect,
+                                          "pvp")),
+        ("testpmd", lambda sz: run_other(args, tmp, res, sz, VhostBackend,
+                                         "pvp")),
+        ("vswd", lambda sz: run_vswd_pvp(args, tmp, res, sz)),
+        ("vswd", lambda sz: run_vswd_pvp(args, tmp, res, sz, "mac")),
+        ("vswd", lambda sz: run_vswd_flowgen(args, tmp, res, sz, 1)),
+        ("vswd", lambda sz: run_vswd_flowgen(args, tmp, res, sz, 1024)),
+        ("xconnect", lambda sz: run_other(args, tmp, res, sz, Xconnect,
+                                          "flowgen", 1024)),
+        ("ovs", lambda sz: run_ovs(args, tmp, res, sz, "pvp")),
+        ("ovs", lambda sz: run_ovs(args, tmp, res, sz, "mac")),
+        ("ovs", lambda sz: run_ovs(args, tmp, res, sz, "flowgen", 1)),
+        ("ovs", lambda sz: run_ovs(args, tmp, res, sz, "flowgen", 1024)),
     ]
-    if args.ovs:
-        runs += [
-            lambda sz: run_ovs(args, tmp, res, sz, "pvp"),
-            lambda sz: run_ovs(args, tmp, res, sz, "mac"),
-            lambda sz: run_ovs(args, tmp, res, sz, "flowgen", 1),
-            lambda sz: run_ovs(args, tmp, res, sz, "flowgen", 1024),
-        ]
+    runs = [fn for name, fn in runs if name in args.backends and
+            (name != "ovs" or args.ovs)]
     for size in args.sizes:
         for rep in range(args.reps):
             log("size %d, repetition %d of %d" % (size, rep + 1, args.reps))
-            for i, run in enumerate(runs if rep % 2 == 0 else runs[::-1]):
+            for run in (runs if rep % 2 == 0 else runs[::-1]):
                 args.machine = c2c(args.build)
                 args.machine["rep"] = rep
                 run([size])
@@ -545,7 +553,7 @@ def report(args, res):
         path = os.path.join(args.out, "loopback.csv")
         write_csv(path, csv_rows, [
             "rep", "mode", "size", "point", "mpps", "gbps", "cpp", "acpp",
-            "oncpu", "drops", "steal", "load", "c2c", "c2c_p90", "work",
+            "oncpu", "drops", "burst", "steal", "load", "c2c", "c2c_p90", "work",
             "cpu_be", "nvcsw_be"])
         png = os.path.join(args.out, "loopback.png")
         err = plot(png, "loopback: backend busy cycles per packet (median)",
@@ -570,6 +578,8 @@ def main():
                     help="vswd pvp: every copy implementation too")
     ap.add_argument("--no-ovs", dest="ovs", action="store_false",
                     help="leave OVS-DPDK out")
+    ap.add_argument("--backends", default="xconnect,testpmd,vswd,ovs",
+                    help="full run: which backends")
     ap.add_argument("--out", help="directory for loopback.csv/.png")
     args = ap.parse_args()
     args.load = "%.1f" % os.getloadavg()[0]

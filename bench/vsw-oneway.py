@@ -59,7 +59,7 @@ from bench_report import SLOW, Window, c2c, md_table, plot, states, \
 from vswtest import ovs as ovsmod
 from vswtest.proc import sched_wait_ns, worker_tid
 from vswtest.testpmd import Guest, VhostBackend
-from vswtest.vswd import VIRTQ_DEQ_DROPS, Vswd
+from vswtest.vswd import PMD_SWITCH_DROPS, VIRTQ_DEQ_DROPS, Vswd
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 TOPOS = ("tx", "rx", "pvp")
@@ -157,7 +157,7 @@ class VswdBe:
         pmd = self.v.pmd_stats()
         t = time.monotonic()
         ps = self.v.ports()
-        drops = sum(v for k, v in pmd.items() if k.startswith("drop_"))
+        drops = sum(pmd.get(k, 0) for k in PMD_SWITCH_DROPS)
         for p in ps.values():
             drops += p.get("tx_drops", 0)
             drops += sum(p.get("virtq", {}).get(k, 0)
@@ -318,7 +318,7 @@ class OvsBe:
             "emc-insert-inv-prob": "100" if emc == "on" else "0",
             "smc-enable": "true" if emc.endswith("smc") else "false"})
         # EMC entries already in place would keep hitting: flush them
-        self.o.appctl("dpctl/del-flows")
+        self.o.purge()
 
     def snap(self):
         pmd = self.o.pmd_stats()
@@ -360,13 +360,15 @@ class OvsBe:
                (eg["tx_packets"] > 0, "%s: egress sent %d" % (
                    self.topo, eg["tx_packets"]))]
         if self.topo == "tx":
+            time.sleep(1.2)  # coverage counters
+            dd = sum(self.o.datapath_drops().values())
             n1 = ps[OFPORT["n1"]]
-            res.append((n1["tx_packets"] + n1["tx_dropped"] ==
+            res.append((n1["tx_packets"] + n1["tx_dropped"] + dd ==
                         vm[0]["rx_packets"],
-                        "tx: sink sent + dropped = vm1 received "
-                        "(%d + %d = %d)" % (n1["tx_packets"],
-                                            n1["tx_dropped"],
-                                            vm[0]["rx_packets"])))
+                        "tx: sink sent + dropped + datapath drops = vm1 "
+                        "received (%d + %d + %d = %d)" % (
+                            n1["tx_packets"], n1["tx_dropped"], dd,
+                            vm[0]["rx_packets"])))
         return res
 
     def stop(self):
@@ -445,6 +447,10 @@ def measure(args, be, g, topo, size):
          "busy": 100.0 * busy / total if total else float("nan"),
          "oncpu": 100.0 * oncpu}
     r["drop_pct"] = 100.0 * r["drops"] / rx if rx else 0.0
+    # TSC cycles run on while the thread is off its CPU: scale them by
+    # the share of the window it ran (this box is shared)
+    r["raw_cpp"] = r["cpp"]
+    r["cpp"] *= oncpu
     r["mpps_core"] = hz / r["cpp"] / 1e6 if rx else float("nan")
     iters = b["iters"] - a["iters"]
     r["burst"] = rx / iters if iters else float("nan")
@@ -521,7 +527,8 @@ def report(args, res):
                                      hz / 1e6, args.load))
     print()
     print("Figures: min / median over repetitions. c/p = backend busy TSC "
-          "cycles per packet received; Mpps/core = TSC / c/p; states: F/S "
+          "cycles per packet received, scaled by the share of the window "
+          "the PMD thread was on a CPU (onCPU); Mpps/core = TSC / c/p; states: F/S "
           "per repetition (S = c/p above %.1fx the point's minimum); "
           "gen = repetitions where the backend was idle > 5 %% (the "
           "generator was the bottleneck)." % SLOW)
@@ -565,7 +572,7 @@ def report(args, res):
     if args.out:
         os.makedirs(args.out, exist_ok=True)
         fields = ["rep", "topo", "size", "flows", "backend", "rules", "emc",
-                  "point", "mpps_out", "mpps_in", "mpps_gen", "cpp",
+                  "point", "mpps_out", "mpps_in", "mpps_gen", "cpp", "raw_cpp",
                   "mpps_core", "busy", "oncpu", "drops", "drop_pct", "burst",
                   "emc_pct", "gen", "steal", "load", "c2c", "c2c_p90", "work",
                   "cpu_be", "cpu_g",

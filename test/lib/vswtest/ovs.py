@@ -82,7 +82,7 @@ class Ovs:
     (datapath netdev); logs in log_dir. pmd_mask: pmd-cpu-mask; mem: MB
     of --no-huge memory; extra: more EAL arguments."""
 
-    def __init__(self, run_dir, log_dir, tag, pmd_mask="0x2", mem=1024,
+    def __init__(self, run_dir, log_dir, tag, pmd_mask="0x2", mem=2048,
                  extra=(), other_config=None, timeout=60):
         ok, why = available()
         if not ok:
@@ -216,6 +216,19 @@ class Ovs:
                          "tx_packets": int(m.group(4)),
                          "tx_dropped": int(m.group(5))}
         return res
+
+    def purge(self):
+        """Delete every datapath flow through the revalidators (their
+        EMC entries die with them); dpctl/del-flows would leave the
+        ukeys behind and every later upcall of those flows is lost."""
+        self.appctl("revalidator/purge")
+
+    def datapath_drops(self):
+        """{reason: packets} of the datapath's drop counters (coverage,
+        updated about once a second)."""
+        return {m.group(1): int(m.group(2)) for m in re.finditer(
+            r"^datapath_drop_(\w+)\s.*total: (\d+)",
+            self.appctl("coverage/show"), re.M)}
 
     def pmd_tids(self):
         """Thread ids of ovs-vswitchd's PMD threads ("pmd-c01/id:8")."""

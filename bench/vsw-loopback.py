@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: BSD-3-Clause
-"""Loopback benchmark: vswd against vsw-xconnect (no classifier) and
-dpdk-testpmd with two net_vhost ports (io forwarding), same guest, same run.
+"""Loopback benchmark: vswd against vsw-xconnect (no classifier),
+dpdk-testpmd with two net_vhost ports (io forwarding) and OVS-DPDK
+(vswtest.ovs: dpdkvhostuserclient ports, the same rules), same guest,
+same run.
 
 Guest: dpdk-testpmd with two virtio_user ports (mrg_rxbuf=1, 2 KiB mbufs,
 so frames above ~2 KiB are multi-segment both ways), one of
@@ -12,8 +14,15 @@ so frames above ~2 KiB are multi-segment both ways), one of
   flowgen  testpmd's flowgen engine (generates N UDP flows per port, receives
            and discards), --flowgen-flows=1 or 1024; single-segment frames
            (--mbuf-size fits 9000 B).
-vswd points: rules `in_port` cross-connect vs `normal`, EMC on vs off, each
-copy implementation (copy-impl-set), and with flowgen 1 vs 1024 flows.
+  mac      testpmd's mac engine (source = the sending port's MAC,
+           destination = the other port's): a MAC-rewriting guest, so
+           `normal` learns both and forwards unicast.
+vswd and OVS points: rules `in_port` cross-connect, `in_port,udp`, EMC on
+vs off, (mac guest) `normal`, flowgen 1 vs 1024 flows, OVS also SMC;
+--copy-impls adds every vswd copy implementation (copy-impl-set).
+Full runs: min and median over --reps interleaved repetitions (default 3),
+each flagged fast/slow, the machine's state per window (vsw-bench-c2c,
+steal, CPUs); --out DIR writes loopback.csv and loopback.png.
 Rules and settings change while the loop runs (new rules are added before
 the old ones go, so no packet is lost to a rule gap).
 

@@ -200,8 +200,12 @@ class VswdBe:
              "%s: PMD rx + clones = tx + drops (%d + %d = %d + %d)" % (
                  self.topo, pmd["rx_packets"], pmd["multi_output_clones"],
                  pmd["tx_packets"], drops)),
-            (g_rx == vh_tx, "%s: guest received what vswd sent (%d = %d)" % (
-                self.topo, g_rx, vh_tx)),
+            (g_rx == vh_tx, "%s: guest received what vswd sent (%d = %d; "
+             "guest RX-errors %d, RX-nombuf %d, RX-missed %d)" % (
+                 self.topo, g_rx, vh_tx,
+                 sum(p.get("RX-errors", 0) for p in st.values()),
+                 sum(p.get("RX-nombuf", 0) for p in st.values()),
+                 sum(p.get("RX-missed", 0) for p in st.values()))),
             (g_tx == vh_rx, "%s: vswd received (or counted dropped) what "
              "the guest sent (%d = %d)" % (self.topo, vh_rx, g_tx)),
             (eg["tx"] > 0, "%s: egress %s sent %d" % (

@@ -125,6 +125,8 @@ class VswdBe:
         self.v = Vswd(args.build, run, tmp, tag, config=cfg)
         self.p = self.v.p
         self.v.ready()
+        if args.tx_retries is not None:
+            self.v.ctl("tx-retries-set %d" % args.tx_retries)
         self.socks = [os.path.join(run, n + ".sock") for n in vms]
         self.vms = vms
         self.udp = False
@@ -462,7 +464,7 @@ def measure(args, be, g, topo, size):
         r["emc_pct"] = 100.0 * (b["emc"] - a["emc"]) / rx if rx else 0.0
         r["upcalls"] = b["upcalls"] - a["upcalls"]
     # the generator (guest TX) left the backend idle: generator-bound
-    r["gen"] = topo == "tx" and r["busy"] < 95.0 * oncpu
+    r["gen"] = topo == "tx" and r["busy"] < 95.0
     r.update(ctx)
     return r
 
@@ -523,9 +525,32 @@ def label(k):
     return "%s %s emc %s" % (name, rules, emc)
 
 
+def load_csv(path):
+    """A run's oneway.csv back into {key: [window]} (--from-csv)."""
+    import csv
+    res = {}
+    for r in csv.DictReader(open(path)):
+        for k, v in r.items():
+            try:
+                r[k] = int(v) if k in ("rep", "size", "flows") else float(v)
+            except ValueError:
+                pass
+        r["gen"] = r["gen"] == "True"
+        key = (r["topo"], r["size"], r["flows"], r["backend"], r["rules"],
+               r["emc"])
+        res.setdefault(key, []).append(r)
+    return res
+
+
 def report(args, res):
     """Markdown tables (stdout), CSV, plot."""
     hz = tsc_hz()
+    for reps in res.values():
+        for r in reps:
+            r["gen"] = r["topo"] == "tx" and r["busy"] < 95.0
+            # busy cycles per packet that reached the far end
+            r["cpd"] = (r["cpp"] * r["mpps_in"] / r["mpps_out"]
+                        if r["mpps_out"] else float("nan"))
     print("# One-way benchmarks: %s; %d repetition(s), interleaved; "
           "TSC %.0f MHz; load %s" % (", ".join(args.backends), args.reps,
                                      hz / 1e6, args.load))
@@ -534,8 +559,10 @@ def report(args, res):
           "cycles per packet received, scaled by the share of the window "
           "the PMD thread was on a CPU (onCPU); Mpps/core = TSC / c/p; states: F/S "
           "per repetition (S = c/p above %.1fx the point's minimum); "
-          "gen = repetitions where the backend was idle > 5 %% (the "
-          "generator was the bottleneck)." % SLOW)
+          "c/p delivered = busy cycles per packet that reached the far end "
+          "(rx, pvp: the guest bounds it, the rest is dropped at its full "
+          "ring); gen = tx repetitions where the PMD was idle > 5 %% of "
+          "its cycles (the generator was the bottleneck)." % SLOW)
     rows_csv = []
     panels = []
     for topo in args.topos:
@@ -555,10 +582,11 @@ def report(args, res):
                 mo = summary(reps, "mpps_out")
                 ref = res.get((topo, k[1], flows, "testpmd", "io", "-"))
                 rt = summary(ref)["med"] if ref else float("nan")
+                dl = summary(reps, "cpd")
                 rows.append([
                     "%d" % k[1], label(k),
                     max(r["mpps_out"] for r in reps), mo["med"],
-                    s["min"], s["med"],
+                    s["min"], s["med"], dl["med"],
                     hz / s["min"] / 1e6 if s["min"] == s["min"] else
                     float("nan"),
                     s["med"] / rt if rt == rt else float("nan"),
@@ -569,6 +597,7 @@ def report(args, res):
                     rows_csv.append(dict(r, point=label(k)))
             print(md_table(["size", "backend / point", "Mpps out max",
                             "Mpps out med", "c/p min", "c/p med",
+                            "c/p delivered med",
                             "Mpps/core (min c/p)", "c/p med / testpmd",
                             "drops % max", "states", "gen"], rows))
             panels.append(("%s, %d flow%s" % (topo, flows, "s" if flows > 1
@@ -576,7 +605,7 @@ def report(args, res):
     if args.out:
         os.makedirs(args.out, exist_ok=True)
         fields = ["rep", "topo", "size", "flows", "backend", "rules", "emc",
-                  "point", "mpps_out", "mpps_in", "mpps_gen", "cpp", "raw_cpp",
+                  "point", "mpps_out", "mpps_in", "mpps_gen", "cpp", "raw_cpp", "cpd",
                   "mpps_core", "busy", "oncpu", "drops", "drop_pct", "burst",
                   "emc_pct", "gen", "steal", "load", "c2c", "c2c_p90", "work",
                   "cpu_be", "cpu_g",
@@ -603,6 +632,9 @@ def main():
     ap.add_argument("--reps", type=int)
     ap.add_argument("--out", help="directory for oneway.csv/.png")
     ap.add_argument("--keep", action="store_true", help="keep logs")
+    ap.add_argument("--from-csv", help="only the report of a run's CSV")
+    ap.add_argument("--tx-retries", type=int,
+                    help="vswd: tx-retries-set N (default: vswd's)")
     ap.add_argument("--check", action="store_true",
                     help="after each vswd instance: sources stopped, "
                     "packets in = out + drops (the integration test)")
@@ -616,6 +648,10 @@ def main():
     args.seconds = args.seconds or (0.8 if args.quick else 1.5)
     args.warmup = args.warmup or (0.5 if args.quick else 0.8)
     args.reps = args.reps or (1 if args.quick else 3)
+    if args.from_csv:
+        args.load = "(see CSV)"
+        report(args, load_csv(args.from_csv))
+        return 0
     if not args.testpmd:
         log("dpdk-testpmd not found")
         return 1

@@ -90,9 +90,13 @@ def guest_start(args, be, tmp, tag, mode, flows=1):
     server = getattr(be, "guest_server", False)
     g = Guest(args.testpmd, be.socks, tmp, "%s%d" % (tag, next(SEQ)),
               server=server, extra=extra)
-    if server:
-        be.attach()
-    g.ready()
+    try:
+        if server:
+            be.attach()
+        g.ready()
+    except Exception:
+        g.kill()  # not yet the caller's to clean up
+        raise
     g.mode = mode
     if mode == "mac":
         # testpmd's mac engine: source = the sending port's address,

@@ -395,11 +395,15 @@ def guest_start(args, be, tmp, topo, size):
         extra.append("--mbuf-size=%d" % GUEST_MBUF)
     g = Guest(args.testpmd, be.socks, tmp, "g%d" % next(SEQ),
               server=be.guest_server, extra=extra)
-    if be.guest_server:  # the guest waits for OVS before its prompt
-        be.attach()
-    g.ready()
-    if not be.guest_server:
-        be.attach()
+    try:
+        if be.guest_server:  # the guest waits for OVS before its prompt
+            be.attach()
+        g.ready()
+        if not be.guest_server:
+            be.attach()
+    except Exception:
+        g.kill()  # not yet the caller's to clean up
+        raise
     return g
 
 

@@ -27,6 +27,23 @@ struct rte_mempool;
 
 #define VSW_VIRTQ_SIZE_MAX 32768u  /* virtio 1.1: queue size <= 32768 */
 #define VSW_VIRTQ_BURST_MAX 32u    /* packets per burst call, at most */
+/*
+ * What one guest can make a burst do (issue 10: one guest must not starve
+ * the others on its PMD). A chain holds at most CHAIN_MAX buffer
+ * descriptors, ring and indirect table together (the INDIRECT descriptor
+ * itself is not one), and an indirect table at most min(ring size,
+ * CHAIN_MAX) entries: Linux posts at most MAX_SKB_FRAGS + 2 (19; 47 with
+ * CONFIG_MAX_SKB_FRAGS=45), DPDK's virtio PMD 8 in a table (256 vectors is
+ * DPDK vhost's own limit, BUF_VECTOR_MAX). A burst stops taking chains once
+ * it has read BURST_DESCS descriptors (every one read: ring, INDIRECT and
+ * table entries; a repeated head counts each time), so it reads at most
+ * BURST_DESCS + CHAIN_MAX; what it leaves is served by the next
+ * burst (dequeue) or dropped as ENQ_DROP_BUDGET (enqueue: the guest's
+ * buffers stay posted). Legitimate bursts stay far below: 32 TX chains of
+ * 47, 64 RX packets of 32 mergeable buffers.
+ */
+#define VSW_VIRTQ_CHAIN_MAX 256u
+#define VSW_VIRTQ_BURST_DESCS 2048u
 #define VSW_MEM_REGIONS_MAX 8u     /* vhost-user VHOST_MEMORY_MAX_NREGIONS */
 
 /* Feature bits the data path looks at (virtio 1.1 numbering). */
@@ -68,10 +85,16 @@ struct vsw_mem {
  * of the burst is dropped the same way), TOO_LARGE (hdr_len + pkt_len >
  * max_pkt_len, or, without MRG_RXBUF, more than the next chain holds: that
  * chain stays posted), BAD_DESC (chain(s) returned with used len 0),
- * SHORT_HDR (first chain smaller than hdr_len; returned with len 0).
+ * SHORT_HDR (first chain smaller than hdr_len; returned with len 0),
+ * BUDGET (the burst had read VSW_VIRTQ_BURST_DESCS descriptors: this
+ * packet and the rest of the burst; the chains stay posted).
  * Dequeue: TOO_LARGE (chain bytes > max_pkt_len), NO_MBUF (segment
  * allocation failed mid-chain; when no head mbuf can be had, chains stay
  * posted instead), SHORT_HDR (chain holds hdr_len bytes or fewer).
+ * ERR_CHAIN_LEN: more than VSW_VIRTQ_CHAIN_MAX buffer descriptors (a chain
+ * longer than its table is ERR_DESC_LOOP). BUDGET_CUT: bursts (either
+ * direction) that the descriptor budget stopped early; a dequeue burst
+ * leaves the rest of the ring for the next one.
  */
 #define VSW_VIRTQ_STATS(X)                                                     \
 	X(ENQ_PACKETS, "enq_packets")                                          \
@@ -80,6 +103,7 @@ struct vsw_mem {
 	X(ENQ_DROP_NOT_READY, "enq_drop_not_ready")                            \
 	X(ENQ_DROP_TOO_LARGE, "enq_drop_too_large")                            \
 	X(ENQ_DROP_BAD_DESC, "enq_drop_bad_desc")                              \
+	X(ENQ_DROP_BUDGET, "enq_drop_budget")                                  \
 	X(ENQ_DROP_SHORT_HDR, "enq_drop_short_hdr")                            \
 	X(DEQ_PACKETS, "deq_packets")                                          \
 	X(DEQ_BYTES, "deq_bytes")                                              \
@@ -95,8 +119,10 @@ struct vsw_mem {
 	X(ERR_INDIRECT_NESTED, "err_indirect_nested")                          \
 	X(ERR_INDIRECT_LEN, "err_indirect_len")                                \
 	X(ERR_INDIRECT_NEXT, "err_indirect_next")                              \
+	X(ERR_CHAIN_LEN, "err_chain_len")                                      \
 	X(ERR_AVAIL_IDX, "err_avail_idx")                                      \
 	X(ERR_RING_BROKEN, "err_ring_broken")                                  \
+	X(BUDGET_CUT, "budget_cut")                                            \
 	X(NOTIFY_SENT, "notify_sent")                                          \
 	X(NOTIFY_SUPPRESSED, "notify_suppressed")
 

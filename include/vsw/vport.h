@@ -34,6 +34,9 @@ struct vsw_vport;
 
 #define VSW_VPORT_QUEUE_PAIRS_MAX 16u
 #define VSW_VPORT_SOCKET_MODE_DEFAULT 0660u
+/* Largest vring a guest may set up (SET_VRING_NUM above it is refused):
+ * QEMU's own maximum; up to VSW_VIRTQ_SIZE_MAX as a port option. */
+#define VSW_VPORT_RING_SIZE_DEFAULT 1024u
 
 struct vsw_vport_config {
 	const char *name;     /* for logs and stats; NULL: the path */
@@ -45,6 +48,8 @@ struct vsw_vport_config {
 	uid_t owner;	      /* server mode; (uid_t)-1 = leave as created */
 	gid_t group;	      /* server mode; (gid_t)-1 = leave as created */
 	uint32_t max_pkt_len; /* passed to vsw_virtq_config; 0 = default */
+	uint32_t max_ring_size; /* power of two <= VSW_VIRTQ_SIZE_MAX; 0 =
+				 * VSW_VPORT_RING_SIZE_DEFAULT */
 };
 
 /* Defaults for a config: server mode, 1 queue pair, 0660, owner kept. */
@@ -127,6 +132,12 @@ struct vsw_vport_info {
 				* stopped being a non-blocking eventfd */
 	uint64_t call_failed;  /* guest interrupts not sent: the call
 				* eventfd was full (EAGAIN), or failed */
+	uint64_t mem_faults;   /* SIGBUS in its guest memory (a file
+				* shrunk under its mapping): each one
+				* disconnected the port */
+	uint32_t mem_unsealed; /* regions of the current memory table
+				* that can shrink (no F_SEAL_SHRINK, or
+				* hugetlbfs): the SIGBUS guard covers them */
 };
 
 void vsw_vport_info_get(struct vsw_vport *port, struct vsw_vport_info *info);

@@ -280,7 +280,8 @@ listen_unix(const char *path)
 {
 	struct sockaddr_un sa = {.sun_family = AF_UNIX};
 	struct stat stt;
-	int fd;
+	mode_t old;
+	int fd, rc;
 
 	if (strlen(path) >= sizeof(sa.sun_path)) {
 		errno = ENAMETOOLONG;
@@ -298,8 +299,12 @@ listen_unix(const char *path)
 	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (fd < 0)
 		return -1;
-	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 ||
-			chmod(path, 0660) < 0 || listen(fd, 128) < 0) {
+	/* created 0660 by bind itself: no chmod by name afterwards, which
+	 * would follow a symlink swapped in meanwhile */
+	old = umask(0117);
+	rc = bind(fd, (struct sockaddr *)&sa, sizeof(sa));
+	umask(old);
+	if (rc < 0 || listen(fd, 128) < 0) {
 		int e = errno;
 
 		close(fd);

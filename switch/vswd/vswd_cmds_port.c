@@ -6,6 +6,7 @@
  *
  *   port-add NAME vhost-user [mode=server|client] [path=SOCK] [queues=N]
  *                            [sock-mode=OCTAL] [owner=UID] [group=GID]
+ *                            [max-ring-size=N]
  *   port-add NAME dpdk devargs=DEVARGS [queues=N]
  */
 #include <errno.h>
@@ -108,6 +109,11 @@ parse_option(const char *opt, struct vswd_port_args *a)
 		if (!parse_ulong(v, 10, 0x7fffffff, &n))
 			return "group must be a numeric gid";
 		a->group = (gid_t)n;
+	} else if (KEY("max-ring-size") && a->type == VSWD_PORT_VHOST) {
+		if (!parse_ulong(v, 10, VSW_VIRTQ_SIZE_MAX, &n) || n == 0 ||
+			(n & (n - 1)))
+			return "max-ring-size must be a power of two 1..32768";
+		a->max_ring_size = (uint32_t)n;
 	} else {
 		return "unknown option for this port type";
 	}
@@ -143,6 +149,13 @@ vswd_cmd_port_add(void *ctx, int argc, char **argv, struct vsw_ctl_reply *r)
 	}
 	if (a.type == VSWD_PORT_DPDK && a.devargs[0] == '\0') {
 		vsw_ctl_reply_error(r, "dpdk port needs devargs=");
+		return;
+	}
+	if (a.type == VSWD_PORT_DPDK && !d->opts.allow_devargs_files &&
+		vswd_devargs_named_key(a.devargs, err, sizeof(err)) != NULL) {
+		vsw_ctl_reply_error(r, "devargs key '%.40s' makes vswd open a "
+			"file, socket, interface or program as its user: "
+			"refused (vswd --allow-devargs-files allows it)", err);
 		return;
 	}
 	if (a.type == VSWD_PORT_VHOST && a.client && a.path[0] == '\0') {
@@ -346,13 +359,16 @@ show_port_text(struct vswd_port *p, const struct vsw_port_stats *ps,
 		"burst)\n",
 		vhost_retries(p), vsw_port_vhost_tx_retries_max(&p->vhost));
 	vsw_ctl_reply_printf(r, "  queue pairs: %u offered, %u vrings live; "
-		"features 0x%" PRIx64 "; connects %" PRIu64 "\n", p->queues,
-		vi->queues_live, vi->features, vi->connects);
+		"features 0x%" PRIx64 "; connects %" PRIu64 "; max ring size "
+		"%u\n", p->queues, vi->queues_live, vi->features, vi->connects,
+		p->max_ring_size);
 	vsw_ctl_reply_printf(r, "  vhost-user: disconnects %" PRIu64
 		", messages rejected %" PRIu64 " (for an fd %" PRIu64
 		"), vring set-up errors %" PRIu64 ", interrupts failed %"
 		PRIu64 "\n", vi->disconnects, vi->msg_rejected,
 		vi->fd_rejected, vi->queue_errors, vi->call_failed);
+	vsw_ctl_reply_printf(r, "  guest memory: faults %" PRIu64
+		", regions unsealed %u\n", vi->mem_faults, vi->mem_unsealed);
 	for (int s = 0; s < VSW_VIRTQ_STAT__MAX; s++)
 		if (vs[s] != 0)
 			vsw_ctl_reply_printf(r, "  %s=%" PRIu64 "\n",
@@ -378,18 +394,22 @@ show_port_json(struct vswd_port *p, const struct vsw_port_stats *ps,
 		", \"tx_drops\": %" PRIu64, ps->rx, ps->tx, ps->tx_drops);
 	if (p->type == VSWD_PORT_VHOST) {
 		vsw_ctl_reply_printf(r,
-			", \"queue_pairs\": %u, "
+			", \"queue_pairs\": %u, \"max_ring_size\": %u, "
 			"\"vrings_live\": %u, \"features\": %" PRIu64
 			", \"connects\": %" PRIu64 ", \"disconnects\": %" PRIu64
 			", \"msg_rejected\": %" PRIu64
 			", \"fd_rejected\": %" PRIu64
 			", \"queue_errors\": %" PRIu64
 			", \"call_failed\": %" PRIu64
+			", \"mem_faults\": %" PRIu64
+			", \"mem_unsealed\": %u"
 			", \"tx_retries\": %" PRIu64
 			", \"tx_retries_max\": %u, \"virtq\": {",
-			p->queues, vi->queues_live, vi->features, vi->connects,
+			p->queues, p->max_ring_size, vi->queues_live,
+			vi->features, vi->connects,
 			vi->disconnects, vi->msg_rejected, vi->fd_rejected,
-			vi->queue_errors, vi->call_failed, vhost_retries(p),
+			vi->queue_errors, vi->call_failed, vi->mem_faults,
+			vi->mem_unsealed, vhost_retries(p),
 			vsw_port_vhost_tx_retries_max(&p->vhost));
 		for (int s = 0; s < VSW_VIRTQ_STAT__MAX; s++)
 			vsw_ctl_reply_printf(r, "%s\"%s\": %" PRIu64,

@@ -37,6 +37,12 @@ usage(FILE *f)
 		"                      if free, else --no-huge -m %s)\n"
 		"  --metrics [ADDR:]PORT  Prometheus endpoint http://ADDR:PORT/\n"
 		"                      metrics (ADDR 127.0.0.1; 'on' = port %d)\n"
+		"  --allow-devargs-files\n"
+		"                      let port-add ... dpdk devargs= name files,\n"
+		"                      sockets, host interfaces or programs\n"
+		"                      (net_pcap tx_pcap=, net_af_packet iface=,\n"
+		"                      ...) that vswd opens as its user; refused\n"
+		"                      without it\n"
 		"  --commands          print the control commands as JSON (what\n"
 		"                      'vswctl help --json' answers) and exit\n"
 		"  --help\n"
@@ -189,6 +195,7 @@ vswd_opts_parse(struct vswd_opts *o, int argc, char **argv)
 		{"memory", required_argument, NULL, 'M'},
 		{"commands", no_argument, NULL, 'C'},
 		{"metrics", required_argument, NULL, 'm'},
+		{"allow-devargs-files", no_argument, NULL, 'F'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -227,6 +234,9 @@ vswd_opts_parse(struct vswd_opts *o, int argc, char **argv)
 			break;
 		case 'm':
 			o->metrics = optarg;
+			break;
+		case 'F':
+			o->allow_devargs_files = true;
 			break;
 		case 'h':
 			usage(stdout);

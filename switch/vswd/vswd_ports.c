@@ -45,6 +45,9 @@ vhost_open(struct vswd *d, struct vswd_port *p,
 		cfg.socket_mode = a->sock_mode;
 	cfg.owner = a->owner;
 	cfg.group = a->group;
+	cfg.max_ring_size = a->max_ring_size;
+	p->max_ring_size = a->max_ring_size != 0 ? a->max_ring_size :
+		VSW_VPORT_RING_SIZE_DEFAULT;
 	rc = vsw_vport_create(&cfg, &p->vport);
 	if (rc == 0) {
 		vsw_port_vhost_init(&p->vhost, p->vport, p->pool);

@@ -38,6 +38,7 @@ struct vswd_opts {
 	const char *memory;     /* MB, NULL: the default */
 	bool no_default_config; /* --no-default-config: start empty */
 	const char *metrics;    /* --metrics [ADDR:]PORT; NULL: off */
+	bool allow_devargs_files; /* --allow-devargs-files */
 	int eal_argc;
 	char *eal_argv[VSWD_EAL_ARGS_MAX];
 };
@@ -57,6 +58,7 @@ struct vswd_port_args {
 	uint32_t sock_mode;   /* 0 = default 0660 */
 	uid_t owner;
 	gid_t group;
+	uint32_t max_ring_size; /* vhost-user; 0 = VSW_VPORT_RING_SIZE_DEFAULT */
 };
 
 struct vswd_port {
@@ -66,6 +68,7 @@ struct vswd_port {
 	uint16_t port_no;     /* the switch's number */
 	uint16_t queues;
 	uint16_t eth_port;
+	uint32_t max_ring_size; /* vhost-user: the cap in force */
 	struct vsw_vport *vport;
 	struct rte_mempool *pool;
 	/* What the switch polls (switch/ports/): the port pointer it gets. */
@@ -103,6 +106,11 @@ struct vswd {
 /* Parse argv into opts (EAL defaults filled in). 0, or -1 after a message. */
 int vswd_opts_parse(struct vswd_opts *o, int argc, char **argv);
 void vswd_opts_free(struct vswd_opts *o);
+
+/* The first devargs key (into key) that makes vswd open a file, socket,
+ * host interface or program by name, or NULL (vswd_devargs.c). */
+const char *vswd_devargs_named_key(const char *devargs, char *key,
+	size_t len);
 
 /* The command table (vswd_cmds.c). */
 extern const struct vsw_ctl_command vswd_commands[];

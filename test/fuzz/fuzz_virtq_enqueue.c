@@ -119,10 +119,14 @@ sh_read(uint64_t gpa, void *dst, uint64_t len)
 	return 0;
 }
 
-/* A write-only chain being walked. */
+/* descriptors the modelled burst has read (the budget, virtq.h) */
+static uint32_t rw_reads;
+
+/* A write-only chain being walked; ring: descriptors read from the ring's
+ * own table (the INDIRECT one included) once in a table. */
 struct rwalk {
 	uint64_t table;
-	uint32_t n, count;
+	uint32_t n, count, ring;
 	bool indirect;
 	uint16_t flags, next;
 	uint64_t gpa, left;
@@ -147,6 +151,11 @@ rw_load(struct rwalk *w, uint32_t idx)
 			return rw_bad(w, VSW_VIRTQ_STAT_ERR_DESC_INDEX);
 		if (++w->count > w->n)
 			return rw_bad(w, VSW_VIRTQ_STAT_ERR_DESC_LOOP);
+		/* buffers: the ring's before the table, less the INDIRECT */
+		if ((w->indirect ? w->ring - 1 + w->count : w->count) >
+			VSW_VIRTQ_CHAIN_MAX)
+			return rw_bad(w, VSW_VIRTQ_STAT_ERR_CHAIN_LEN);
+		rw_reads++;
 		if (sh_read(w->table + 16ull * idx, &d, 16) < 0)
 			return rw_bad(w, VSW_VIRTQ_STAT_ERR_DESC_ADDR);
 		if (!(d.flags & VRING_DESC_F_INDIRECT))
@@ -155,12 +164,14 @@ rw_load(struct rwalk *w, uint32_t idx)
 			return rw_bad(w, VSW_VIRTQ_STAT_ERR_INDIRECT_NESTED);
 		if (d.flags & VRING_DESC_F_NEXT)
 			return rw_bad(w, VSW_VIRTQ_STAT_ERR_INDIRECT_NEXT);
-		if (d.len == 0 || d.len % 16 || d.len / 16 > q.cfg.size)
+		if (d.len == 0 || d.len % 16 || d.len / 16 > q.cfg.size ||
+			d.len / 16 > VSW_VIRTQ_CHAIN_MAX)
 			return rw_bad(w, VSW_VIRTQ_STAT_ERR_INDIRECT_LEN);
 		if (sh_at(d.addr, d.len, &c) == NULL)
 			return rw_bad(w, VSW_VIRTQ_STAT_ERR_DESC_ADDR);
 		w->table = d.addr;
 		w->n = d.len / 16;
+		w->ring = w->count;
 		w->count = 0;
 		w->indirect = true;
 		idx = 0;
@@ -242,6 +253,9 @@ ref_take(struct rpkt *p)
 
 	if (ref.cur == ref.end)
 		return ref_rollback(p, VSW_VIRTQ_STAT_ENQ_DROP_RING_FULL);
+	/* no chain once the burst has read its budget; buffers stay posted */
+	if (rw_reads >= VSW_VIRTQ_BURST_DESCS)
+		return ref_rollback(p, VSW_VIRTQ_STAT_ENQ_DROP_BUDGET);
 	FZ_CHECK(sh_read(q.cfg.avail_gpa + 4 +
 				 2ull * (ref.cur & (q.cfg.size - 1)),
 			 &head, 2) == 0);
@@ -354,6 +368,7 @@ ref_burst(const uint32_t *lens, uint16_t n)
 		return;
 	}
 	ref.end = (uint16_t)(ref.cur + avail);
+	rw_reads = 0;
 	for (uint16_t i = 0; i < n; i++) {
 		int err = VSW_VIRTQ_STAT__MAX;
 		int rc = ref_packet(pattern(i), lens[i], &err);
@@ -369,6 +384,10 @@ ref_burst(const uint32_t *lens, uint16_t n)
 			break;
 		} else if (rc == VSW_VIRTQ_STAT_ENQ_DROP_RING_FULL) {
 			ref.want[rc] += n - i;
+			break;
+		} else if (rc == VSW_VIRTQ_STAT_ENQ_DROP_BUDGET) {
+			ref.want[rc] += n - i; /* this one and the rest */
+			ref.want[VSW_VIRTQ_STAT_BUDGET_CUT] = 1;
 			break;
 		} else {
 			ref.want[rc]++;
@@ -396,7 +415,7 @@ static void
 ref_check(const struct fz_snap *s)
 {
 	for (int c = VSW_VIRTQ_STAT_ENQ_PACKETS;
-		c <= VSW_VIRTQ_STAT_ERR_RING_BROKEN; c++) {
+		c <= VSW_VIRTQ_STAT_BUDGET_CUT; c++) {
 		if (c >= VSW_VIRTQ_STAT_DEQ_PACKETS &&
 			c <= VSW_VIRTQ_STAT_DEQ_DROP_SHORT_HDR)
 			continue;

@@ -31,6 +31,10 @@ extern const struct hs_scenario hs_msg_scenarios[];
 extern const size_t hs_n_msg;
 extern const struct hs_scenario hs_fd_scenarios[];
 extern const size_t hs_n_fd;
+extern const struct hs_scenario hs_budget_scenarios[];
+extern const size_t hs_n_budget;
+extern const struct hs_scenario hs_mem_scenarios[];
+extern const size_t hs_n_mem;
 
 void hs_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void hs_sleep_ms(int ms);

@@ -255,6 +255,12 @@ find(const char *name)
 	for (i = 0; i < hs_n_fd; i++)
 		if (strcmp(hs_fd_scenarios[i].name, name) == 0)
 			return &hs_fd_scenarios[i];
+	for (i = 0; i < hs_n_budget; i++)
+		if (strcmp(hs_budget_scenarios[i].name, name) == 0)
+			return &hs_budget_scenarios[i];
+	for (i = 0; i < hs_n_mem; i++)
+		if (strcmp(hs_mem_scenarios[i].name, name) == 0)
+			return &hs_mem_scenarios[i];
 	return NULL;
 }
 
@@ -273,6 +279,13 @@ list(void)
 	for (i = 0; i < hs_n_fd; i++)
 		printf("%s\t%s\t%s\n", hs_fd_scenarios[i].name,
 			hs_fd_scenarios[i].counters, hs_fd_scenarios[i].what);
+	for (i = 0; i < hs_n_budget; i++)
+		printf("%s\t%s\t%s\n", hs_budget_scenarios[i].name,
+			hs_budget_scenarios[i].counters,
+			hs_budget_scenarios[i].what);
+	for (i = 0; i < hs_n_mem; i++)
+		printf("%s\t%s\t%s\n", hs_mem_scenarios[i].name,
+			hs_mem_scenarios[i].counters, hs_mem_scenarios[i].what);
 }
 
 int

@@ -44,6 +44,12 @@ sleep_ms(int ms)
 int
 vu_open(struct vu_front *f, const char *path)
 {
+	return vu_open_fd(f, path, -1);
+}
+
+int
+vu_open_fd(struct vu_front *f, const char *path, int memfd)
+{
 	struct sockaddr_un sun = {.sun_family = AF_UNIX};
 	int i;
 
@@ -53,10 +59,10 @@ vu_open(struct vu_front *f, const char *path)
 		f->kick[i] = f->call[i] = -1;
 	if (strlen(path) >= sizeof(sun.sun_path))
 		return -ENAMETOOLONG;
-	f->memfd = memfd_create("vu-guest", MFD_CLOEXEC);
+	f->memfd = memfd >= 0 ? memfd : memfd_create("vu-guest", MFD_CLOEXEC);
 	if (f->memfd < 0)
 		return -errno;
-	if (ftruncate(f->memfd, VU_MEM_SIZE) != 0)
+	if (memfd < 0 && ftruncate(f->memfd, VU_MEM_SIZE) != 0)
 		goto fail;
 	f->mem = mmap(NULL, VU_MEM_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED,
 		f->memfd, 0);
@@ -290,7 +296,14 @@ int
 vu_start(
 	struct vu_front *f, const char *path, uint64_t features, uint32_t qsize)
 {
-	int rc = vu_open(f, path);
+	return vu_start_fd(f, path, features, qsize, -1);
+}
+
+int
+vu_start_fd(struct vu_front *f, const char *path, uint64_t features,
+	uint32_t qsize, int memfd)
+{
+	int rc = vu_open_fd(f, path, memfd);
 
 	if (rc != 0)
 		return rc;

@@ -148,6 +148,9 @@ struct vu_front {
 
 /* Memory, eventfds, socket connected (retried up to ~2 s). 0 or -errno. */
 int vu_open(struct vu_front *f, const char *path);
+/* The same with guest memory in memfd (at least VU_MEM_SIZE bytes; the
+ * front-end owns and closes it), -1: a fresh memfd. */
+int vu_open_fd(struct vu_front *f, const char *path, int memfd);
 void vu_close(struct vu_front *f);
 
 /* One message: header + payload of `size` bytes, fds as SCM_RIGHTS. */
@@ -177,6 +180,8 @@ int vu_vring_resume(struct vu_front *f, uint32_t q, uint16_t base);
 /* Whole well-behaved start: open, negotiate, mem table, both vrings. */
 int vu_start(struct vu_front *f, const char *path, uint64_t features,
 	uint32_t qsize);
+int vu_start_fd(struct vu_front *f, const char *path, uint64_t features,
+	uint32_t qsize, int memfd);
 
 /* Guest memory helpers. */
 uint64_t vu_gpa(const struct vu_front *f, const void *p);

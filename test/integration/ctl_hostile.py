@@ -14,6 +14,7 @@ usage: ctl_hostile.py BUILD_DIR
 import json
 import os
 import socket
+import stat
 import subprocess
 import sys
 import tempfile
@@ -247,6 +248,36 @@ def main():
             time.sleep(0.1)
         c.check(fds1 == fds0, "no fd leak", "%d -> %d: %s" % (
             fds0, fds1, set(d.fd_list()) ^ set(fdl0)))
+
+        # issue 10 item 6: the control socket is 0660 from its bind; a
+        # path= that is a symlink to a file never changes the file; a
+        # devargs key that opens a file as vswd's user is refused.
+        st0 = os.lstat(path)
+        c.check(stat.S_ISSOCK(st0.st_mode) and
+                stat.S_IMODE(st0.st_mode) == 0o660,
+                "control socket mode 0660", oct(st0.st_mode))
+        target = os.path.join(tmp, "root-file")
+        with open(target, "w") as f:
+            f.write("x")
+        os.chmod(target, 0o600)
+        link = os.path.join(tmp, "link.sock")
+        os.symlink(target, link)
+        st, body = request(path, ("port-add ln vhost-user path=%s "
+                                  "owner=4242 group=4242 sock-mode=0666\n"
+                                  % link).encode())
+        t = os.stat(target)
+        c.check(st == 1 and stat.S_IMODE(t.st_mode) == 0o600 and
+                t.st_uid == os.geteuid() and os.path.islink(link),
+                "path= symlink to a file: refused, the file unchanged",
+                "%s / %o uid %d" % (body, t.st_mode, t.st_uid))
+        out = os.path.join(tmp, "pcap-out")
+        st, body = request(path, ("port-add pc dpdk devargs=net_pcap0,"
+                                  "tx_pcap=%s\n" % out).encode())
+        c.check(st == 1 and "'tx_pcap'" in body and
+                "--allow-devargs-files" in body and
+                not os.path.exists(out),
+                "devargs tx_pcap= refused, no file written", body)
+        alive("path/devargs")
 
         # A second vswd on the same run directory is refused.
         second = subprocess.run(

@@ -55,7 +55,7 @@ LOOKUP = ("autovalidator" if os.environ.get("VSW_VALIDATOR") == "1"
           else "generic")
 # Run-time changes: every command the state file keeps.
 CHANGES = [
-    "port-add vm3 vhost-user queues=2",
+    "port-add vm3 vhost-user queues=2 max-ring-size=4096",
     "port-add 'vm.4' vhost-user-client 'path=/nonexistent/a b.sock'",
     "port-add gone vhost-user",
     "flow-add in_port=vm1,udp,tp_dst=53,actions=output:vm3",
@@ -78,7 +78,9 @@ def rules(v):
 
 def view(v):
     return {"config": v.ctl("config-show"), "rules": rules(v),
-            "ports": sorted(v.ports())}
+            "ports": sorted(v.ports()),
+            "ring caps": sorted((n, p.get("max_ring_size"))
+                                for n, p in v.ports().items())}
 
 
 def same(c, before, after, when):

@@ -128,8 +128,10 @@ class Case:
         path = os.path.join(self.tmp, "vswd.conf")
         with open(path, "w") as f:
             f.write("\n".join(lines) + "\n")
+        # net_af_packet iface= opens a host interface: allowed explicitly
         self.vswd = Vswd(self.args.build, self.run, self.tmp, self.args.case,
-                         config=path, eal=eal)
+                         config=path, eal=eal,
+                         args=["--allow-devargs-files"])
         self.vswd.ready()
         return self.vswd
 

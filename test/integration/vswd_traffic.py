@@ -87,12 +87,16 @@ class Case:
         if self.name == "normal":
             return None
         lines = ["# %s" % self.name]
+        # contents-1k's guest rings are 4096 entries: above the default
+        # max-ring-size (1024)
+        opts = " max-ring-size=4096" if self.name == "jumbo" else ""
         for n, s in zip(("vm1", "vm2"), self.gsocks):
             if self.client:
-                lines.append("port-add %s vhost-user-client path=%s" % (n, s))
+                lines.append("port-add %s vhost-user-client path=%s%s" %
+                             (n, s, opts))
             else:
-                lines.append("port-add %s vhost-user queues=%d" %
-                             (n, self.queues))
+                lines.append("port-add %s vhost-user queues=%d%s" %
+                             (n, self.queues, opts))
         if self.name == "churn":
             # the churned rules fall back to this one while deleted
             lines.append("flow-add priority=0,actions=normal")

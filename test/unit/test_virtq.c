@@ -144,6 +144,27 @@ fx_mbuf(uint32_t len, uint8_t pattern)
 	return m;
 }
 
+void
+fx_tx_drop(struct fx *f, uint16_t head, enum vsw_virtq_stat drop,
+	enum vsw_virtq_stat err)
+{
+	struct rte_mbuf *m[4];
+	uint16_t id;
+	uint32_t len;
+
+	tg_avail_push_raw(&f->q, head);
+	tg_kick(&f->q);
+	assert_int_equal(vsw_virtq_dequeue_burst(f->vq, test_pool, m, 4), 0);
+	assert_int_equal(tg_used_pop(&f->q, &id, &len), 1);
+	assert_int_equal(id, head);
+	assert_int_equal(len, 0);
+	if (err == VSW_VIRTQ_STAT__MAX)
+		FX_EXPECT(f, {drop, 1}, {S(NOTIFY_SENT), 1});
+	else
+		FX_EXPECT(f, {drop, 1}, {err, 1}, {S(NOTIFY_SENT), 1});
+	assert_false(vsw_virtq_broken(f->vq));
+}
+
 int
 fx_pool_setup(void **state)
 {

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* Shared by test_virtq.c and test_virtq_hostile.c: one queue + its guest. */
+/* Shared by the test_virtq*.c files: one queue + its guest, helpers. */
 #ifndef VSW_TEST_VIRTQ_H
 #define VSW_TEST_VIRTQ_H
 
@@ -60,6 +60,14 @@ void fx_expect(struct fx *f, const struct stat_delta *d, size_t n);
 
 /* One single-segment mbuf holding len bytes of pattern. */
 struct rte_mbuf *fx_mbuf(uint32_t len, uint8_t pattern);
+
+/*
+ * Offers head on TX alone: the burst returns nothing, the chain comes back
+ * used with length 0, exactly drop (+ err unless VSW_VIRTQ_STAT__MAX) and
+ * one notification moved, the ring is not broken.
+ */
+void fx_tx_drop(struct fx *f, uint16_t head, enum vsw_virtq_stat drop,
+	enum vsw_virtq_stat err);
 
 /* cmocka setup/teardown: the mempool is whole (each free mbuf in it once,
  * tg_pool_audit) and what is in use returns to the baseline. */

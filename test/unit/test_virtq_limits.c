@@ -77,26 +77,7 @@ tx_ok(struct fx *f, uint16_t head, uint32_t chain_len, uint8_t seed)
 		{S(NOTIFY_SENT), 1});
 }
 
-/* The chain at head is dropped for exactly this reason. */
-static void
-tx_drop(struct fx *f, uint16_t head, enum vsw_virtq_stat drop,
-	enum vsw_virtq_stat err)
-{
-	struct rte_mbuf *m[2];
-	uint16_t id;
-	uint32_t len;
-
-	post_raw(f, head);
-	assert_int_equal(vsw_virtq_dequeue_burst(f->vq, test_pool, m, 2), 0);
-	assert_int_equal(tg_used_pop(&f->q, &id, &len), 1);
-	assert_int_equal(id, head);
-	assert_int_equal(len, 0);
-	if (err == NOERR)
-		FX_EXPECT(f, {drop, 1}, {S(NOTIFY_SENT), 1});
-	else
-		FX_EXPECT(f, {drop, 1}, {err, 1}, {S(NOTIFY_SENT), 1});
-	assert_false(vsw_virtq_broken(f->vq));
-}
+#define tx_drop fx_tx_drop
 
 /* virtq_walk_load: idx >= w->n for `next` in the ring (n = ring size) */
 static void

@@ -17,6 +17,7 @@
 #include <sys/eventfd.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/un.h>
 #include <unistd.h>
 
@@ -236,6 +237,75 @@ test_conn(void **state)
 	unlink(port.path);
 }
 
+/* A fresh socket (mode 0600, ours) at path: bound under umask 0177. */
+static int
+fresh_sock(const char *path)
+{
+	struct sockaddr_un sa = {.sun_family = AF_UNIX};
+	mode_t old = umask(0177);
+	int fd = socket(AF_UNIX, SOCK_STREAM, 0);
+
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "%.100s", path);
+	assert_int_equal(bind(fd, (struct sockaddr *)&sa, sizeof(sa)), 0);
+	umask(old);
+	return fd;
+}
+
+/*
+ * Socket owner/mode never through a symlink or onto another file: the
+ * path swapped for a symlink to a file (what an attacker with write
+ * access to the directory does between bind and chown), for a hard link
+ * to one, or for a socket that is not fresh, and nothing changes.
+ */
+static void
+test_sock_perms(void **state)
+{
+	char dir[] = "/tmp/test_vport_fd-perms-XXXXXX", sock[80], target[80];
+	uid_t other = geteuid() == 0 ? 4242 : (uid_t)-1;
+	struct stat st;
+	int s, f;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(sock, sizeof(sock), "%s/s", dir);
+	snprintf(target, sizeof(target), "%s/target", dir);
+	f = open(target, O_CREAT | O_WRONLY, 0644);
+	assert_true(f >= 0);
+	close(f);
+	/* the well-behaved case: mode set, owner set when we may */
+	s = fresh_sock(sock);
+	assert_int_equal(vport_sock_perms(sock, other, (gid_t)-1, 0660), 0);
+	assert_int_equal(lstat(sock, &st), 0);
+	assert_int_equal(st.st_mode & 07777, 0660);
+	if (other != (uid_t)-1)
+		assert_int_equal(st.st_uid, other);
+	/* no longer fresh (0660 now, maybe not ours): refused */
+	assert_int_equal(vport_sock_perms(sock, (uid_t)-1, (gid_t)-1, 0666),
+		-EPERM);
+	close(s);
+	unlink(sock);
+	/* a symlink to a file in its place */
+	assert_int_equal(symlink(target, sock), 0);
+	assert_int_equal(vport_sock_perms(sock, other, 0, 0666), -ELOOP);
+	unlink(sock);
+	/* a regular file of ours at 0600 in its place */
+	f = open(sock, O_CREAT | O_WRONLY, 0600);
+	close(f);
+	assert_int_equal(vport_sock_perms(sock, other, 0, 0666), -EPERM);
+	unlink(sock);
+	/* a hard link to the file */
+	assert_int_equal(chmod(target, 0600), 0);
+	assert_int_equal(link(target, sock), 0);
+	assert_int_equal(vport_sock_perms(sock, other, 0, 0666), -EPERM);
+	unlink(sock);
+	assert_int_equal(vport_sock_perms(sock, other, 0, 0666), -ENOENT);
+	assert_int_equal(stat(target, &st), 0);
+	assert_int_equal(st.st_mode & 07777, 0600);
+	assert_int_equal(st.st_uid, geteuid());
+	unlink(target);
+	rmdir(dir);
+}
+
 int
 main(void)
 {
@@ -244,6 +314,7 @@ main(void)
 		cmocka_unit_test(test_region_fds),
 		cmocka_unit_test(test_fds_close),
 		cmocka_unit_test(test_conn),
+		cmocka_unit_test(test_sock_perms),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

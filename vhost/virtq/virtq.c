@@ -87,6 +87,7 @@ queue_setup(struct vsw_virtq *vq, const struct vsw_virtq_config *cfg)
 	vq->mem = cfg->mem;
 	vq->features = cfg->features;
 	vq->size = size;
+	vq->chain_lim = (uint16_t)RTE_MIN(size, VSW_VIRTQ_CHAIN_MAX);
 	ev = virtq_has(vq, VSW_VIRTIO_RING_F_EVENT_IDX) ? 2 : 0;
 	vq->desc = ring_area(cfg->mem, cfg->desc_gpa,
 		(uint64_t)size * sizeof(struct vring_desc), 16);

@@ -4,7 +4,8 @@
  * skips the virtio-net header wherever it lies (split over descriptors or
  * sharing one with data), copies the frame through vsw_copy() into mbufs
  * from the caller's mempool (chained when longer than one mbuf), and
- * returns every chain used (len 0: the device wrote nothing).
+ * returns every chain used (len 0: the device wrote nothing). A burst
+ * stops taking chains when its descriptor budget is spent (<vsw/virtq.h>).
  *
  * Runs on the queue's poller; no locks, no allocation besides mbufs.
  * Trusts the struct vsw_virtq; every descriptor is checked by the walker.
@@ -176,11 +177,17 @@ vsw_virtq_dequeue_burst(struct vsw_virtq *vq, struct rte_mempool *mp,
 		return 0;
 	/* no mbuf, no chain taken: the guest's packets wait in its ring */
 	count = alloc_heads(mp, pkts, count);
+	virtq_budget_reset(vq);
 	for (i = 0; i < count; i++) {
 		uint16_t head = virtq_avail_head(vq, vq->last_avail_idx);
 		struct rte_mbuf *m = pkts[out];
 		int rc;
 
+		/* the rest stays in the ring for the next burst */
+		if (unlikely(virtq_budget_spent(vq))) {
+			virtq_count(vq, VSW_VIRTQ_STAT_BUDGET_CUT, 1);
+			break;
+		}
 		if (unlikely(head >= vq->size)) {
 			virtq_break(vq, VSW_VIRTQ_STAT_ERR_DESC_INDEX,
 				"avail head", head);

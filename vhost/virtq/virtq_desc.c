@@ -3,9 +3,12 @@
  * Descriptor-chain validation: loads each descriptor of a chain (direct or
  * through one indirect table) and checks everything the guest controls:
  * index < table size, no more descriptors than the table holds (loops),
- * indirect table length (multiple of 16, not empty, <= ring size), no
- * nested indirect, no INDIRECT|NEXT, no zero length, the direction flag.
- * Addresses are checked when spans are translated (virtq_walk_span).
+ * at most VSW_VIRTQ_CHAIN_MAX buffer descriptors in the chain, indirect
+ * table length (multiple of 16, not empty, <= min(ring size, CHAIN_MAX)),
+ * no nested indirect, no INDIRECT|NEXT, no zero length, the direction
+ * flag. Every descriptor read is charged to the burst's budget (one
+ * decrement; the burst loops check it per chain). Addresses are checked
+ * when spans are translated (virtq_walk_span).
  *
  * Runs on the queue's poller. Trusts the struct vsw_virtq and the region
  * table; trusts nothing in guest memory, and reads each descriptor once.
@@ -55,7 +58,7 @@ walk_enter_indirect(struct vsw_virtq *vq, struct virtq_walk *w,
 	if (unlikely(d->flags & VRING_DESC_F_NEXT))
 		return walk_fail(w, VSW_VIRTQ_STAT_ERR_INDIRECT_NEXT);
 	if (unlikely(d->len == 0 || d->len % sizeof(struct vring_desc) != 0 ||
-		    d->len / sizeof(struct vring_desc) > vq->size))
+		    d->len / sizeof(struct vring_desc) > vq->chain_lim))
 		return walk_fail(w, VSW_VIRTQ_STAT_ERR_INDIRECT_LEN);
 	va = virtq_translate(vq->mem, d->addr, d->len, &contig);
 	if (unlikely(va == NULL))
@@ -67,6 +70,9 @@ walk_enter_indirect(struct vsw_virtq *vq, struct virtq_walk *w,
 		w->table = NULL;
 	w->table_gpa = d->addr;
 	w->n = d->len / sizeof(struct vring_desc);
+	/* the ring's descriptors before it, less the INDIRECT one, are
+	 * buffers too: the chain's total stays within CHAIN_MAX */
+	w->lim = RTE_MIN(w->n, VSW_VIRTQ_CHAIN_MAX + 1 - w->count);
 	w->count = 0;
 	w->indirect = true;
 	return 0;
@@ -84,8 +90,11 @@ virtq_walk_load(struct vsw_virtq *vq, struct virtq_walk *w, uint32_t idx)
 	for (;;) {
 		if (unlikely(idx >= w->n))
 			return walk_fail(w, VSW_VIRTQ_STAT_ERR_DESC_INDEX);
-		if (unlikely(++w->count > w->n))
-			return walk_fail(w, VSW_VIRTQ_STAT_ERR_DESC_LOOP);
+		if (unlikely(++w->count > w->lim))
+			return walk_fail(w, w->count > w->n ?
+					VSW_VIRTQ_STAT_ERR_DESC_LOOP :
+					VSW_VIRTQ_STAT_ERR_CHAIN_LEN);
+		vq->budget--;
 		if (unlikely(walk_read(vq, w, idx, &d) < 0))
 			return -1;
 		if (!(d.flags & VRING_DESC_F_INDIRECT))
@@ -112,6 +121,7 @@ virtq_walk_start(struct vsw_virtq *vq, struct virtq_walk *w, uint16_t head,
 {
 	w->table = vq->desc;
 	w->n = vq->size;
+	w->lim = vq->chain_lim;
 	w->count = 0;
 	w->dir = dir;
 	w->indirect = false;

@@ -73,6 +73,8 @@ enq_take_chain(struct vsw_virtq *vq, struct enq_pkt *p)
 
 	if (unlikely(vq->last_avail_idx == p->avail_end))
 		return enq_rollback(vq, p, VSW_VIRTQ_STAT_ENQ_DROP_RING_FULL);
+	if (unlikely(virtq_budget_spent(vq)))
+		return enq_rollback(vq, p, VSW_VIRTQ_STAT_ENQ_DROP_BUDGET);
 	head = virtq_avail_head(vq, vq->last_avail_idx);
 	if (unlikely(head >= vq->size)) {
 		enq_rollback(vq, p, 0);
@@ -233,9 +235,11 @@ enqueue_burst(struct vsw_virtq *vq, struct rte_mbuf **pkts, uint16_t n,
 				n - i);
 			break;
 		}
-		if (rc == VSW_VIRTQ_STAT_ENQ_DROP_RING_FULL) {
-			virtq_count(vq, VSW_VIRTQ_STAT_ENQ_DROP_RING_FULL,
-				n - i);
+		if (rc == VSW_VIRTQ_STAT_ENQ_DROP_RING_FULL ||
+			rc == VSW_VIRTQ_STAT_ENQ_DROP_BUDGET) {
+			virtq_count(vq, (enum vsw_virtq_stat)rc, n - i);
+			virtq_count(vq, VSW_VIRTQ_STAT_BUDGET_CUT,
+				rc == VSW_VIRTQ_STAT_ENQ_DROP_BUDGET);
 			break;
 		}
 		enqueue_drop(vq, rc, why);
@@ -285,6 +289,7 @@ vsw_virtq_enqueue_burst(struct vsw_virtq *vq, struct rte_mbuf **pkts,
 		virtq_count(vq, VSW_VIRTQ_STAT_ENQ_DROP_RING_FULL, n);
 		return 0;
 	}
+	virtq_budget_reset(vq);
 	if (virtq_has(vq, VSW_VIRTIO_NET_F_MRG_RXBUF))
 		return enqueue_burst_mrg(vq, pkts, n,
 			(uint16_t)(vq->last_avail_idx + avail));

@@ -50,8 +50,10 @@ struct vsw_virtq {
 	bool broken;           /* ring inconsistent: the queue is stopped */
 	bool hdr_coalign;      /* cfg.hdr_coalign */
 	bool deq_align;        /* !cfg.no_deq_align */
+	uint16_t chain_lim;    /* min(size, VSW_VIRTQ_CHAIN_MAX) */
 	/* line 1 */
 	uint32_t shadow_n __rte_cache_aligned;
+	int32_t budget;        /* descriptors this burst may still read */
 	const uint16_t *used_event; /* avail->ring[size], with EVENT_IDX */
 	vsw_virtq_notify_fn notify;
 	void *notify_ctx;
@@ -119,6 +121,7 @@ struct virtq_walk {
 	uint64_t table_gpa;
 	uint32_t n;     /* entries in the current table */
 	uint32_t count; /* descriptors taken from the current table */
+	uint32_t lim;   /* ... at most: n, or less (VSW_VIRTQ_CHAIN_MAX) */
 	uint16_t flags; /* current descriptor */
 	uint16_t next;
 	uint16_t dir;   /* VRING_DESC_F_WRITE (enqueue) or 0 (dequeue) */
@@ -184,6 +187,19 @@ virtq_avail_count(struct vsw_virtq *vq)
 	if (unlikely(n > vq->size))
 		return -1;
 	return n;
+}
+
+/* A burst may start one more chain while its descriptor budget lasts. */
+static __rte_always_inline void
+virtq_budget_reset(struct vsw_virtq *vq)
+{
+	vq->budget = VSW_VIRTQ_BURST_DESCS;
+}
+
+static __rte_always_inline bool
+virtq_budget_spent(const struct vsw_virtq *vq)
+{
+	return vq->budget <= 0;
 }
 
 /* At most size entries per burst: a burst takes at most size chains. */

@@ -91,6 +91,9 @@ config_check(const struct vsw_vport_config *cfg)
 		return -EINVAL;
 	if (cfg->socket_mode > 07777)
 		return -EINVAL;
+	if (cfg->max_ring_size > VSW_VIRTQ_SIZE_MAX ||
+		(cfg->max_ring_size & (cfg->max_ring_size - 1)))
+		return -EINVAL;
 	if (cfg->name != NULL && strlen(cfg->name) >= 64)
 		return -EINVAL;
 	return 0;
@@ -167,7 +170,7 @@ fail:
 }
 
 /* Server mode: the socket gets our mode and owner before anyone else can
- * connect: created under a tight umask, then opened up with chmod. */
+ * connect: created under a tight umask, then opened up (vport_fd.c). */
 static int
 server_start(struct vsw_vport *port)
 {
@@ -177,16 +180,13 @@ server_start(struct vsw_vport *port)
 	umask(old);
 	if (rc != 0)
 		return -EIO;
-	if ((port->cfg.owner != (uid_t)-1 || port->cfg.group != (gid_t)-1) &&
-		chown(port->path, port->cfg.owner, port->cfg.group) != 0) {
-		VPORT_LOG(ERR, port, "chown: %s", strerror(errno));
-		return -errno;
-	}
-	if (chmod(port->path, port->cfg.socket_mode) != 0) {
-		VPORT_LOG(ERR, port, "chmod: %s", strerror(errno));
-		return -errno;
-	}
-	return 0;
+	/* never through a symlink swapped in since the bind */
+	rc = vport_sock_perms(port->path, port->cfg.owner, port->cfg.group,
+		port->cfg.socket_mode);
+	if (rc != 0)
+		VPORT_LOG(ERR, port, "socket owner/mode not set: %s",
+			strerror(-rc));
+	return rc;
 }
 
 static int
@@ -402,6 +402,8 @@ vsw_vport_info_get(struct vsw_vport *port, struct vsw_vport_info *info)
 	info->disconnects = port->disconnects;
 	info->msg_rejected = port->msg_rejected;
 	info->fd_rejected = port->fd_rejected;
+	info->mem_faults = __atomic_load_n(&port->mem_faults, __ATOMIC_RELAXED);
+	info->mem_unsealed = port->mem_unsealed;
 	for (i = 0; i < port->nr_queues; i++) {
 		const struct vport_queue *q = &port->queues[i];
 

@@ -83,11 +83,16 @@ mem_load(struct vsw_vport *port)
 		why = vport_mem_check(&mem);
 	if (why == NULL)
 		why = vport_mem_files_check(port);
+	if (why == NULL && vport_guard_register(port) != 0)
+		why = "memory table: SIGBUS guard not registered";
 	if (why != NULL) {
 		VPORT_LOG(ERR, port, "guest memory table rejected: %s", why);
 		return -EINVAL;
 	}
 	port->mem = mem;
+	VPORT_LOG(INFO, port, "guest memory: %u region(s), %u not sealed "
+		"against shrinking (SIGBUS guard)", mem.nregions,
+		port->mem_unsealed);
 	return 0;
 }
 
@@ -308,6 +313,9 @@ dev_pre_msg(int vid, void *msg)
 	 * these come without a state callback to an external backend:
 	 * withdraw everything first, republish after.
 	 */
+	/* librte_vhost's handler unmaps the old table */
+	if (m->request == VPORT_MSG_SET_MEM_TABLE)
+		vport_guard_remove(port);
 	row = vport_msg_row(m->request);
 	if (row != NULL && (row->flags & VPORT_MSG_F_PARK) && port->running) {
 		queues_withdraw_all(port);
@@ -326,8 +334,10 @@ dev_post_msg(int vid, void *msg)
 	if (port == NULL)
 		return RTE_VHOST_MSG_RESULT_NOT_HANDLED;
 	/* only messages vsw accepted and librte_vhost handled get here */
-	if (m->request == VPORT_MSG_SET_MEM_TABLE)
+	if (m->request == VPORT_MSG_SET_MEM_TABLE) {
 		port->mem_seen = true;
+		vport_guard_register(port);
+	}
 	if (port->parked) {
 		port->parked = false;
 		if (port->running)
@@ -388,6 +398,9 @@ dev_destroy_connection(int vid)
 		return;
 	/* destroy_device ran before if the device was running */
 	queues_withdraw_all(port);
+	/* librte_vhost unmaps guest memory after this callback */
+	vport_guard_remove(port);
+	vport_guard_report(port);
 	port->running = false;
 	port->vid = -1;
 	port->conn_fd = -1;
@@ -433,6 +446,7 @@ dev_destroy_device(int vid)
 	/* returns only after a grace period: no poller is on the rings */
 	queues_withdraw_all(port);
 	port->running = false;
+	vport_guard_report(port);
 	VPORT_LOG(INFO, port, "device stopped");
 	pthread_mutex_unlock(&port->lock);
 }

@@ -12,7 +12,8 @@
  * - memory region fds must be regular files on tmpfs (memfd, /dev/shm) or
  *   hugetlbfs, the only files that can back guest RAM without I/O on a
  *   page fault (a FUSE or network file would stall the PMD just as a pipe
- *   does), and each region must lie inside its file.
+ *   does), and each region must lie inside its file; a memfd that takes
+ *   seals is sealed against shrinking first (vport_mem.c).
  * - the count must be what the request carries (librte_vhost checks it
  *   only after running parts of its handler, for some requests).
  *
@@ -78,6 +79,9 @@ vport_region_fd_check(int fd, uint64_t offset, uint64_t size)
 		(sfs.f_type != TMPFS_MAGIC && sfs.f_type != HUGETLBFS_MAGIC))
 		return "memory table: region fd not a memfd, tmpfs or "
 		       "hugetlbfs file";
+	/* sealed first, so that the size checked below stays */
+	if (vport_region_seal(fd) && fstat(fd, &st) != 0)
+		return "memory table: region fd not stat-able";
 	if (offset + size < offset || (uint64_t)st.st_size < offset + size)
 		return "memory table: region larger than its file";
 	return NULL;
@@ -145,8 +149,8 @@ vport_fds_close(struct vport_msg_ctx *ctx)
 
 /* fd is a connected unix socket whose name (server) or peer (client) is
  * the port's socket path. */
-static bool
-is_port_conn(int fd, const char *path, bool client)
+bool
+vport_is_conn(int fd, const char *path, bool client)
 {
 	struct sockaddr_un sa;
 	socklen_t len = sizeof(sa);
@@ -192,7 +196,7 @@ vport_conn_nonblock(const struct vsw_vport *port)
 
 		if (e->d_name[0] < '0' || e->d_name[0] > '9' ||
 			fd == dirfd(d) ||
-			!is_port_conn(fd, port->path, port->cfg.client))
+			!vport_is_conn(fd, port->path, port->cfg.client))
 			continue;
 		fl = fcntl(fd, F_GETFL);
 		if (fl >= 0 && fcntl(fd, F_SETFL, fl | O_NONBLOCK) == 0)
@@ -210,4 +214,40 @@ vport_conn_backlogged(int fd)
 	/* unix sockets: bytes sent that the peer has not read yet */
 	return fd >= 0 && ioctl(fd, SIOCOUTQ, &queued) == 0 &&
 	       (unsigned int)queued > VPORT_CONN_BACKLOG_MAX;
+}
+
+/*
+ * Owner and mode of the socket librte_vhost just bound at path, without
+ * following a symlink put there since (the directory may be writable by
+ * others): the last component is opened O_PATH|O_NOFOLLOW, must be a
+ * socket of ours still at the mode it was created with (umask 0177:
+ * 0600) with one link, and that very inode is changed (fchownat on the
+ * fd, chmod through /proc/self/fd). 0 or -errno (-ELOOP, -EPERM: not our
+ * socket; nothing changed).
+ */
+int
+vport_sock_perms(const char *path, uid_t owner, gid_t group, mode_t mode)
+{
+	char proc[40];
+	struct stat st;
+	int fd, rc = 0;
+
+	fd = open(path, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) != 0)
+		rc = -errno;
+	else if (S_ISLNK(st.st_mode))
+		rc = -ELOOP;
+	else if (!S_ISSOCK(st.st_mode) || st.st_uid != geteuid() ||
+		(st.st_mode & 07777) != 0600 || st.st_nlink != 1)
+		rc = -EPERM;
+	if (rc == 0 && (owner != (uid_t)-1 || group != (gid_t)-1) &&
+		fchownat(fd, "", owner, group, AT_EMPTY_PATH) != 0)
+		rc = -errno;
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
+	if (rc == 0 && chmod(proc, mode) != 0)
+		rc = -errno;
+	close(fd);
+	return rc;
 }

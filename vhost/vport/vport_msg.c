@@ -175,9 +175,14 @@ vport_msg_check(struct vsw_vport *port, void *msg)
 		return "vring index beyond the queue pairs offered";
 	if (m->request == VPORT_MSG_SET_VRING_NUM) {
 		uint32_t n = m->u.state.num;
+		uint32_t cap = port->cfg.max_ring_size != 0 ?
+			port->cfg.max_ring_size : VSW_VPORT_RING_SIZE_DEFAULT;
 
 		if (n == 0 || n > VSW_VIRTQ_SIZE_MAX || (n & (n - 1)))
 			return "vring size not a power of two in 1..32768";
+		/* issue 10: a guest's work per burst grows with its ring */
+		if (n > cap)
+			return "vring size above the port's max-ring-size";
 		port->queues[idx].num = n;
 	}
 	if (m->request == VPORT_MSG_SET_VRING_ADDR)

@@ -11,6 +11,7 @@
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include <rte_common.h>
 #include <rte_log.h>
@@ -62,6 +63,10 @@ struct vsw_vport {
 	bool mem_seen;	       /* librte_vhost took a memory table:
 				* rte_vhost_get_mem_table() crashes
 				* (NULL dev->mem) before that in 22.11 */
+	uint64_t mem_faults;   /* SIGBUS in its mappings (vport_mem.c) */
+	uintptr_t mem_fault_addr; /* the last one's address */
+	uint64_t mem_faults_logged;
+	uint32_t mem_unsealed; /* regions the SIGBUS guard protects */
 	uint64_t log_next_tsc; /* rate limit for guest-error lines */
 	uint32_t log_suppressed;
 	struct vsw_mem mem;	    /* what published queues translate with */
@@ -97,6 +102,26 @@ void vport_fds_close(struct vport_msg_ctx *ctx);
 const char *vport_callfd_prepare(int fd);
 /* A file that can back guest RAM and holds [offset, offset + size). */
 const char *vport_region_fd_check(int fd, uint64_t offset, uint64_t size);
+/* fd is the port's connection socket (async-signal-safe). */
+bool vport_is_conn(int fd, const char *path, bool client);
+/* Seal a memfd against shrinking if it still takes seals; whether it
+ * cannot shrink now (vport_mem.c). */
+bool vport_region_seal(int fd);
+/*
+ * Guest memory faults (vport_mem.c): register the port's mapped memory
+ * table (after librte_vhost mapped it) so that a SIGBUS in it disconnects
+ * the port instead of killing vswd; remove before it is unmapped. add:
+ * one range (align: its page size), for tests too.
+ */
+int vport_guard_register(struct vsw_vport *port);
+int vport_guard_add(struct vsw_vport *port, void *addr, uint64_t len,
+	uint64_t align);
+void vport_guard_remove(struct vsw_vport *port);
+/* Log faults not logged yet (rate-limited), from a normal context. */
+void vport_guard_report(struct vsw_vport *port);
+/* chown/chmod the socket just created at path, never through a symlink
+ * or onto another file (vport_fd.c). 0 or -errno. */
+int vport_sock_perms(const char *path, uid_t owner, gid_t group, mode_t mode);
 /* Make the port's connection socket(s) non-blocking; the fd or -ENOENT. */
 int vport_conn_nonblock(const struct vsw_vport *port);
 /* Replies the front-end has not read: far more than a well-behaved one

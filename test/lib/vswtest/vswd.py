@@ -14,7 +14,7 @@ VIRTQ_DEQ_DROPS = ("deq_drop_bad_desc", "deq_drop_too_large",
                    "deq_drop_no_mbuf", "deq_drop_short_hdr")
 VIRTQ_ENQ_DROPS = ("enq_drop_ring_full", "enq_drop_not_ready",
                    "enq_drop_too_large", "enq_drop_bad_desc",
-                   "enq_drop_short_hdr")
+                   "enq_drop_short_hdr", "enq_drop_budget")
 # PMD drops not already counted in a port's tx_drops (tx_undelivered,
 # port_gone)
 PMD_SWITCH_DROPS = ("drop_no_rule", "drop_action", "drop_no_output",

@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: BSD-3-Clause
-"""Loopback benchmark: vswd against vsw-xconnect (no classifier) and
-dpdk-testpmd with two net_vhost ports (io forwarding), same guest, same run.
+"""Loopback benchmark: vswd against vsw-xconnect (no classifier),
+dpdk-testpmd with two net_vhost ports (io forwarding) and OVS-DPDK
+(vswtest.ovs: dpdkvhostuserclient ports, the same rules), same guest,
+same run.
 
 Guest: dpdk-testpmd with two virtio_user ports (mrg_rxbuf=1, 2 KiB mbufs,
 so frames above ~2 KiB are multi-segment both ways), one of
@@ -12,8 +14,15 @@ so frames above ~2 KiB are multi-segment both ways), one of
   flowgen  testpmd's flowgen engine (generates N UDP flows per port, receives
            and discards), --flowgen-flows=1 or 1024; single-segment frames
            (--mbuf-size fits 9000 B).
-vswd points: rules `in_port` cross-connect vs `normal`, EMC on vs off, each
-copy implementation (copy-impl-set), and with flowgen 1 vs 1024 flows.
+  mac      testpmd's mac engine (source = the sending port's MAC,
+           destination = the other port's): a MAC-rewriting guest, so
+           `normal` learns both and forwards unicast.
+vswd and OVS points: rules `in_port` cross-connect, `in_port,udp`, EMC on
+vs off, (mac guest) `normal`, flowgen 1 vs 1024 flows, OVS also SMC;
+--copy-impls adds every vswd copy implementation (copy-impl-set).
+Full runs: min and median over --reps interleaved repetitions (default 3),
+each flagged fast/slow, the machine's state per window (vsw-bench-c2c,
+steal, CPUs); --out DIR writes loopback.csv and loopback.png.
 Rules and settings change while the loop runs (new rules are added before
 the old ones go, so no packet is lost to a rule gap).
 
@@ -36,11 +45,15 @@ By hand: PYTHONPATH=test/lib python3 bench/vsw-loopback.py --build build
 import argparse
 import itertools
 import os
+import re
 import shutil
 import sys
 import tempfile
 import time
 
+from bench_report import SLOW, Window, c2c, md_table, plot, states, \
+    summary, write_csv
+from vswtest.ovs import Ovs, available as ovs_available
 from vswtest.proc import sched_wait_ns, wait_path, worker_tid
 from vswtest.testpmd import Guest, VhostBackend, segments
 from vswtest.vswd import VIRTQ_DEQ_DROPS, Vswd
@@ -52,6 +65,8 @@ SIZES = (64, 256, 512, 1024, 1518, 4096, 9000)
 QUICK_SIZES = (64, 512, 1518, 9000)
 XCONNECT = ("priority=100,in_port=vm1,actions=output:vm2",
             "priority=100,in_port=vm2,actions=output:vm1")
+UDP = ("priority=200,in_port=vm1,udp,actions=output:vm2",
+       "priority=200,in_port=vm2,udp,actions=output:vm1")
 NORMAL = "priority=0,actions=normal"
 FLOWGEN_MBUF = 9000 + 128 + 256  # one segment for the largest frame
 
@@ -65,15 +80,32 @@ def log(msg):
 
 # ---- guests ----
 
-def guest_start(args, socks, tmp, tag, mode, flows=1):
+def guest_start(args, be, tmp, tag, mode, flows=1):
+    """A guest on be's sockets; be.attach() once the guest is up (OVS
+    connects to the guest's sockets: the guest waits for it first)."""
     extra = ["--burst=32"]
     if mode == "flowgen":
         extra += ["--flowgen-flows=%d" % flows,
                   "--mbuf-size=%d" % FLOWGEN_MBUF]
-    g = Guest(args.testpmd, socks, tmp, "%s%d" % (tag, next(SEQ)),
-              extra=extra)
-    g.ready()
+    server = getattr(be, "guest_server", False)
+    g = Guest(args.testpmd, be.socks, tmp, "%s%d" % (tag, next(SEQ)),
+              server=server, extra=extra)
+    try:
+        if server:
+            be.attach()
+        g.ready()
+    except Exception:
+        g.kill()  # not yet the caller's to clean up
+        raise
     g.mode = mode
+    if mode == "mac":
+        # testpmd's mac engine: source = the sending port's address,
+        # destination = its peer: port 0 sends to port 1's address and
+        # back, so `normal` learns both and forwards unicast.
+        macs = dict(re.findall(r"^Port (\d+): ([0-9A-Fa-f:]{17})$",
+                               g.p.buf, re.M))
+        for port, peer in (("0", "1"), ("1", "0")):
+            g.cmd("set eth-peer %s %s" % (port, macs[peer]))
     return g
 
 
@@ -87,7 +119,7 @@ def guest_size(g, size, tx_first):
         g.cmd("start")
     else:
         g.cmd("set txpkts " + segments(size))
-        g.cmd("set fwd io")
+        g.cmd("set fwd " + ("mac" if g.mode == "mac" else "io"))
         g.cmd("start tx_first %d" % tx_first)
 
 
@@ -122,19 +154,28 @@ class VswdBackend:
         for p in self.v.ports().values():
             drops += sum(p["virtq"][k] for k in VIRTQ_DEQ_DROPS)
         return {"t": t, "pkts": pmd["rx_packets"],
-                "busy": pmd["busy_cycles"], "drops": drops}
+                "busy": pmd["busy_cycles"], "drops": drops,
+                "iters": pmd["busy_iterations"]}
 
     def set_rules(self, kind):
+        """in_port (XCONNECT), in_port,udp (UDP over XCONNECT) or normal;
+        rules are added before the ones they replace go (no gap)."""
         if kind == self.rules:
             return
-        if kind == "normal":
-            self.v.ctl("flow-add " + NORMAL)
-            for r in XCONNECT:
+        if self.rules == "in_port,udp":
+            for r in UDP:
                 self.v.ctl("flow-del " + r.split(",actions=")[0])
-        else:
+        elif self.rules == "normal":
             for r in XCONNECT:
                 self.v.ctl("flow-add " + r)
             self.v.ctl("flow-del priority=0")
+        if kind == "in_port,udp":
+            for r in UDP:
+                self.v.ctl("flow-add " + r)
+        elif kind == "normal":
+            self.v.ctl("flow-add " + NORMAL)
+            for r in XCONNECT:
+                self.v.ctl("flow-del " + r.split(",actions=")[0])
         self.rules = kind
 
     def stop(self):
@@ -175,10 +216,71 @@ class OtherBackend:
         return True, ""
 
 
+class OvsBackend:
+    """OVS-DPDK: vm1, vm2 as dpdkvhostuserclient ports (OpenFlow ports 1
+    and 2) to the guest's sockets (the guest is the vhost-user server)."""
+    name = "ovs"
+    guest_server = True
+    RULES = {
+        "in_port": ["priority=100,in_port=1,actions=output:2",
+                    "priority=100,in_port=2,actions=output:1"],
+        "in_port,udp": ["priority=200,in_port=1,udp,actions=output:2",
+                        "priority=200,in_port=2,udp,actions=output:1",
+                        "priority=100,in_port=1,actions=output:2",
+                        "priority=100,in_port=2,actions=output:1"],
+        "normal": ["priority=0,actions=NORMAL"],
+    }
+
+    def __init__(self, args, tmp, tag, size):
+        tag = "%s%d" % (tag, next(SEQ))
+        self.socks = [os.path.join(tmp, "%s-vm%d.sock" % (tag, i))
+                      for i in (1, 2)]
+        self.mtu = 9000 if size > 1518 else None
+        self.o = Ovs(os.path.join(tmp, "run-" + tag), tmp, tag)
+        self.p = self.o.p
+        self.rules = self.emc = None
+
+    def attach(self):
+        for i, sock in enumerate(self.socks):
+            self.o.add_vhost("vm%d" % (i + 1), sock, i + 1, self.mtu)
+
+    def up(self):
+        self.o.wait_up(("vm1", "vm2"))
+        self.set_point("in_port", "on")
+
+    def set_point(self, rules, emc):
+        if rules != self.rules:
+            self.o.flows(self.RULES[rules])  # replace-flows: no gap
+            self.rules = rules
+        if emc != self.emc:
+            self.o.set_config({
+                "emc-insert-inv-prob": "100" if emc == "on" else "0",
+                "smc-enable": "true" if emc.endswith("smc") else "false"})
+            self.o.purge()
+            self.emc = emc
+
+    def pmd_tid(self):
+        t = self.o.pmd_tids()
+        return t[0] if t else None
+
+    def snap(self):
+        pmd = self.o.pmd_stats()
+        t = time.monotonic()
+        drops = sum(p["tx_dropped"] + p["rx_dropped"]
+                    for p in self.o.port_stats().values())
+        return {"t": t, "pkts": pmd.get("rx_packets", 0),
+                "busy": pmd.get("busy_cycles", 0), "drops": drops}
+
+    def stop(self):
+        rc = self.o.stop()
+        return rc == 0, "exit %s" % rc
+
+
 def measure(args, be, size):
     time.sleep(args.warmup)
     pid = be.p.p.pid
-    tid = worker_tid(pid)
+    tid = be.pmd_tid() if hasattr(be, "pmd_tid") else worker_tid(pid)
+    win = Window({"be": (pid, tid)})
     a = be.snap()
     ra = sched_wait_ns(pid, tid)[0] if tid else 0
     time.sleep(args.seconds)
@@ -192,6 +294,11 @@ def measure(args, be, size):
     oncpu = min(1.0, (rb - ra) / (dt * 1e9)) if rb > ra else 1.0
     r["oncpu"] = oncpu * 100
     r["acpp"] = r["cpp"] * oncpu
+    # packets per busy poll iteration (vswd): the guest's burst sizes
+    iters = b.get("iters", 0) - a.get("iters", 0)
+    r["burst"] = pkts / iters if iters else float("nan")
+    r.update(win.end())
+    r.update(args.machine)
     return r
 
 
@@ -207,7 +314,10 @@ def fmt_row(size, label, r):
     # '*': the poller was off a CPU for over half the window (other load)
     return ("%6d  %-34s %8.3f %8.2f %10d %9.1f %9.1f %5.1f%s" % (
         size, label, r["mpps"], r["gbps"], r["drops"], r["cpp"], r["acpp"],
-        r["oncpu"], "*" if r["oncpu"] < 50 else " "))
+        r["oncpu"], "*" if r["oncpu"] < 50 else " ") + (
+        "" if "c2c" not in r else "  burst %4.1f c2c %d steal %.1f%% "
+        "cpu %s" % (r.get("burst", float("nan")), r["c2c"], r["steal"],
+                    r.get("cpu_be", "?"))))
 
 
 HEADER = ("%6s  %-34s %8s %8s %10s %9s %9s %6s" % (
@@ -220,7 +330,7 @@ def with_guest(args, tmp, be, tag, mode, body, flows=1):
     body failed); the backend is stopped in any case. Returns be.stop()."""
     g = None
     try:
-        g = guest_start(args, be.socks, tmp, tag, mode, flows)
+        g = guest_start(args, be, tmp, tag, mode, flows)
         be.up()
         body(g)
         g.quit()
@@ -273,7 +383,10 @@ def quick(args, tmp):
 
 # ---- full ----
 
-def run_vswd_pvp(args, tmp, res, sizes):
+def run_vswd_pvp(args, tmp, res, sizes, mode="pvp"):
+    """mode pvp: io guest, in_port and in_port,udp rules (and normal,
+    with --copy-impls every copy implementation); mac: the MAC-rewriting
+    guest, normal."""
     be = VswdBackend(args, tmp, "pvp")
 
     def body(g):
@@ -281,23 +394,24 @@ def run_vswd_pvp(args, tmp, res, sizes):
                  ["implementations"] if i["available"]]
         for size in sizes:
             guest_size(g, size, args.tx_first)
-            points = []
-            for rules in ("in_port", "normal"):
-                for emc in ("on", "off"):
-                    points.append((rules, emc, "auto"))
-            points += [("in_port", "on", i) for i in impls]
+            rules = ("in_port", "in_port,udp") if mode == "pvp" else \
+                ("normal",)
+            points = [(r, e, "auto") for r in rules for e in ("on", "off")]
+            if args.copy_impls and mode == "pvp":
+                points += [("in_port", "on", i) for i in impls]
             for rules, emc, impl in points:
                 be.set_rules(rules)
                 be.v.ctl("emc-set " + emc)
                 be.v.ctl("copy-impl-set " + impl)
-                label = "vswd %s emc %s copy %s" % (rules, emc, impl)
+                label = "vswd %s emc %s" % (rules, emc) + (
+                    "" if impl == "auto" else " copy " + impl)
                 r = measure(args, be, size)
-                res.setdefault((size, "pvp", label), []).append(r)
-                log(fmt_row(size, "pvp " + label, r))
+                res.setdefault((size, mode, label), []).append(r)
+                log(fmt_row(size, mode + " " + label, r))
             be.v.ctl("copy-impl-set auto")
             be.v.ctl("emc-set on")
 
-    log("vswd shutdown: %s" % with_guest(args, tmp, be, "vpvp", "pvp",
+    log("vswd shutdown: %s" % with_guest(args, tmp, be, "v" + mode, mode,
                                          body)[1])
 
 
@@ -307,32 +421,63 @@ def run_vswd_flowgen(args, tmp, res, sizes, flows):
     def body(g):
         for size in sizes:
             guest_size(g, size, args.tx_first)
-            for emc in ("on", "off"):
-                be.v.ctl("emc-set " + emc)
-                label = "vswd in_port emc %s %d flows" % (emc, flows)
-                r = measure(args, be, size)
-                res.setdefault((size, "flowgen", label), []).append(r)
-                log(fmt_row(size, "flowgen " + label, r))
+            for rules in ("in_port", "in_port,udp"):
+                be.set_rules(rules)
+                for emc in ("on", "off"):
+                    be.v.ctl("emc-set " + emc)
+                    label = "vswd %s emc %s" % (rules, emc)
+                    r = measure(args, be, size)
+                    res.setdefault((size, "flowgen%d" % flows, label),
+                                   []).append(r)
+                    log(fmt_row(size, "flowgen %d %s" % (flows, label), r))
             be.v.ctl("emc-set on")
 
     log("vswd shutdown: %s" % with_guest(
         args, tmp, be, "vfg%d" % flows, "flowgen", body, flows)[1])
 
 
-def run_other(args, tmp, res, sizes, cls, mode, flows=1):
-    be = OtherBackend(cls, args, tmp, "%s%s%d" % (cls.name, mode, flows))
+def run_ovs(args, tmp, res, sizes, mode, flows=1):
+    """OVS-DPDK with the guest in mode (pvp, mac or flowgen)."""
+    be = OvsBackend(args, tmp, "ovs%s%d" % (mode, flows), max(sizes))
+    if mode == "mac":
+        points = [("normal", "on"), ("normal", "off")]
+    else:
+        points = [("in_port", "on"), ("in_port,udp", "on"),
+                  ("in_port,udp", "off")]
+        if flows > 1:
+            points.append(("in_port,udp", "off+smc"))
+    key = mode if mode != "flowgen" else "flowgen%d" % flows
 
     def body(g):
         for size in sizes:
             guest_size(g, size, args.tx_first)
-            label = be.name + ("" if mode == "pvp" else
-                               " %d flows" % flows)
+            for rules, emc in points:
+                be.set_point(rules, emc)
+                label = "ovs %s emc %s" % (rules, emc)
+                r = measure(args, be, size)
+                res.setdefault((size, key, label), []).append(r)
+                log(fmt_row(size, "%s %s" % (key, label), r))
+
+    log("ovs stop: %s" % with_guest(args, tmp, be, "o" + key,
+                                    mode, body, flows)[1])
+
+
+def run_other(args, tmp, res, sizes, cls, mode, flows=1):
+    be = OtherBackend(cls, args, tmp, "%s%s%d" % (cls.name, mode, flows))
+    key = mode if mode != "flowgen" else "flowgen%d" % flows
+
+    def body(g):
+        for size in sizes:
+            guest_size(g, size, args.tx_first)
             r = measure(args, be, size)
-            res.setdefault((size, mode, label), []).append(r)
-            log(fmt_row(size, mode + " " + label, r))
+            res.setdefault((size, key, be.name), []).append(r)
+            log(fmt_row(size, key + " " + be.name, r))
 
     with_guest(args, tmp, be, "o%s%s%d" % (cls.name, mode, flows), mode,
                body, flows)
+
+
+MODES = ("pvp", "mac", "flowgen1", "flowgen1024")
 
 
 def full(args, tmp):
@@ -341,41 +486,93 @@ def full(args, tmp):
     # order reversed every other repetition), so each size's figures come
     # from the same few minutes of this shared machine's load.
     runs = [
-        lambda sz: run_other(args, tmp, res, sz, Xconnect, "pvp"),
-        lambda sz: run_other(args, tmp, res, sz, VhostBackend, "pvp"),
-        lambda sz: run_vswd_pvp(args, tmp, res, sz),
-        lambda sz: run_vswd_flowgen(args, tmp, res, sz, 1),
-        lambda sz: run_vswd_flowgen(args, tmp, res, sz, 1024),
-        lambda sz: run_other(args, tmp, res, sz, Xconnect, "flowgen",
-                             1024),
+        ("xconnect", lambda sz: run_other(args, tmp, res, sz, Xconnect,
+                                          "pvp")),
+        ("testpmd", lambda sz: run_other(args, tmp, res, sz, VhostBackend,
+                                         "pvp")),
+        ("vswd", lambda sz: run_vswd_pvp(args, tmp, res, sz)),
+        ("vswd", lambda sz: run_vswd_pvp(args, tmp, res, sz, "mac")),
+        ("vswd", lambda sz: run_vswd_flowgen(args, tmp, res, sz, 1)),
+        ("vswd", lambda sz: run_vswd_flowgen(args, tmp, res, sz, 1024)),
+        ("xconnect", lambda sz: run_other(args, tmp, res, sz, Xconnect,
+                                          "flowgen", 1024)),
+        ("ovs", lambda sz: run_ovs(args, tmp, res, sz, "pvp")),
+        ("ovs", lambda sz: run_ovs(args, tmp, res, sz, "mac")),
+        ("ovs", lambda sz: run_ovs(args, tmp, res, sz, "flowgen", 1)),
+        ("ovs", lambda sz: run_ovs(args, tmp, res, sz, "flowgen", 1024)),
     ]
+    runs = [fn for name, fn in runs if name in args.backends and
+            (name != "ovs" or args.ovs)]
     for size in args.sizes:
         for rep in range(args.reps):
             log("size %d, repetition %d of %d" % (size, rep + 1, args.reps))
             for run in (runs if rep % 2 == 0 else runs[::-1]):
+                args.machine = c2c(args.build)
+                args.machine["rep"] = rep
                 run([size])
-    print("Loopback benchmark: backend forwarding both directions on one "
-          "PMD core; best of %d by adjusted cycles/packet" % args.reps)
-    print("ratios: adjusted cycles/packet vs xconnect (xc) and testpmd "
-          "net_vhost (tp), same size and guest mode; * = the poller was on "
-          "a CPU for less than half the window (shared machine: unreliable)")
-    for mode in ("pvp", "flowgen"):
-        print()
-        print("guest mode %s" % mode)
-        print(HEADER + "  %6s %6s" % ("/xc", "/tp"))
-        for size in args.sizes:
-            keys = [k for k in res if k[0] == size and k[1] == mode]
-            best = {k[2]: min(res[k], key=best_key) for k in keys}
-            xc = next((r for lbl, r in best.items()
-                       if lbl.startswith("xconnect")), None)
-            tp = best.get("testpmd-vhost")
-            for lbl in sorted(best, key=lambda s: (not s.startswith("x"),
-                                                  not s.startswith("t"), s)):
-                r = best[lbl]
-                rx = r["acpp"] / xc["acpp"] if xc else float("nan")
-                rt = r["acpp"] / tp["acpp"] if tp else float("nan")
-                print(fmt_row(size, lbl, r) + " %6.2f %6.2f" % (rx, rt))
+    report(args, res)
     return 0
+
+
+def report(args, res):
+    """Per guest mode and size: min and median of the adjusted cycles per
+    packet over the repetitions, each repetition's state (F/S), ratios of
+    the medians to testpmd net_vhost and to OVS's same point."""
+    print("# Loopback benchmark: the backend forwards both directions on "
+          "one PMD core; %d repetition(s), interleaved; load at start %s" %
+          (args.reps, args.load))
+    print()
+    print("c/p = backend busy TSC cycles per packet received, scaled by "
+          "the share of the window the poller was on a CPU; states: F/S "
+          "per repetition (S: above %.1fx the point's minimum); /tp, /ovs: "
+          "median c/p over testpmd net_vhost io's (pvp guest) and over "
+          "OVS's same rules and EMC setting." % SLOW)
+    csv_rows, panels = [], []
+    for mode in MODES:
+        keys = [k for k in res if k[1] == mode]
+        if not keys:
+            continue
+        print()
+        print("## guest %s" % {"pvp": "io loop (pvp)",
+                                "mac": "mac engine (MAC-rewriting), normal",
+                                "flowgen1": "flowgen, 1 flow",
+                                "flowgen1024": "flowgen, 1024 flows"}[mode])
+        print()
+        rows, series = [], {}
+        for k in sorted(keys, key=lambda k: (k[0], k[2])):
+            size, _, lbl = k
+            reps = res[k]
+            sm = summary(reps, "acpp")
+            tp = res.get((size, "pvp", "testpmd-vhost"))
+            tpm = summary(tp, "acpp")["med"] if tp else float("nan")
+            ov = None
+            if lbl.startswith("vswd "):
+                ov = res.get((size, mode, "ovs " + lbl[5:]))
+            ovm = summary(ov, "acpp")["med"] if ov else float("nan")
+            rows.append(["%d" % size, lbl, max(r["mpps"] for r in reps),
+                         sm["min"], sm["med"], sm["med"] / tpm,
+                         sm["med"] / ovm, states(reps, "acpp"),
+                         min(r["oncpu"] for r in reps),
+                         sum(r["drops"] for r in reps)])
+            series.setdefault(lbl, []).append((size, sm["med"]))
+            csv_rows += [dict(r, size=size, mode=mode, point=lbl)
+                         for r in reps]
+        print(md_table(["size", "backend / point", "Mpps max", "c/p min",
+                        "c/p med", "/tp", "/ovs", "states", "onCPU% min",
+                        "drops"], rows))
+        panels.append((mode, series))
+    if args.out:
+        os.makedirs(args.out, exist_ok=True)
+        path = os.path.join(args.out, "loopback.csv")
+        write_csv(path, csv_rows, [
+            "rep", "mode", "size", "point", "mpps", "gbps", "cpp", "acpp",
+            "oncpu", "drops", "burst", "steal", "load", "c2c", "c2c_p90", "work",
+            "cpu_be", "nvcsw_be"])
+        png = os.path.join(args.out, "loopback.png")
+        err = plot(png, "loopback: backend busy cycles per packet (median)",
+                   [p for p in panels if p[0] in ("pvp", "flowgen1024")],
+                   "TSC cycles / packet")
+        log("csv %s; plot %s" % (path, err or png))
 
 
 def main():
@@ -386,11 +583,25 @@ def main():
     ap.add_argument("--sizes")
     ap.add_argument("--seconds", type=float)
     ap.add_argument("--warmup", type=float, default=1.0)
-    ap.add_argument("--reps", type=int, default=1)
+    ap.add_argument("--reps", type=int, default=3)
     ap.add_argument("--tx-first", type=int, default=32,
                     help="bursts of 32 per guest port in flight (pvp)")
     ap.add_argument("--keep", action="store_true", help="keep logs")
+    ap.add_argument("--copy-impls", action="store_true",
+                    help="vswd pvp: every copy implementation too")
+    ap.add_argument("--no-ovs", dest="ovs", action="store_false",
+                    help="leave OVS-DPDK out")
+    ap.add_argument("--backends", default="xconnect,testpmd,vswd,ovs",
+                    help="full run: which backends")
+    ap.add_argument("--out", help="directory for loopback.csv/.png")
     args = ap.parse_args()
+    args.load = "%.1f" % os.getloadavg()[0]
+    args.machine = {}
+    if args.ovs:
+        ok, why = ovs_available()
+        if not ok:
+            log("ovs left out: " + why)
+            args.ovs = False
     args.build = os.path.abspath(args.build)
     args.xconnect = os.path.join(args.build, "bench", "vsw-xconnect")
     if args.sizes:

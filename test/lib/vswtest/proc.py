@@ -11,16 +11,16 @@ import time
 
 class Proc:
     """A child process whose merged output is collected by a thread (and
-    written to LOG_DIR/NAME.log)."""
+    written to LOG_DIR/NAME.log); env: its environment (default ours)."""
 
-    def __init__(self, name, argv, log_dir, stdin=False):
+    def __init__(self, name, argv, log_dir, stdin=False, env=None):
         self.name = name
         self.buf = ""
         self.lock = threading.Condition()
         self.log = open(os.path.join(log_dir, name + ".log"), "w")
         self.p = subprocess.Popen(
             argv, stdin=subprocess.PIPE if stdin else subprocess.DEVNULL,
-            stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env)
         self.t = threading.Thread(target=self._reader, daemon=True)
         self.t.start()
 

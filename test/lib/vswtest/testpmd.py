@@ -152,9 +152,13 @@ class VhostBackend:
 
     name = "dpdk"
 
-    def __init__(self, testpmd, socks, log_dir, tag):
-        vdevs = ["--vdev=net_vhost%d,iface=%s,queues=1" % (i, s)
-                 for i, s in enumerate(socks)]
+    def __init__(self, testpmd, socks, log_dir, tag, vdevs=None):
+        # vdevs: the whole port list instead (e.g. net_null ports around
+        # the net_vhost ones); io forwarding pairs ports 0-1, 2-3, ...
+        if vdevs is None:
+            vdevs = ["net_vhost%d,iface=%s,queues=1" % (i, s)
+                     for i, s in enumerate(socks)]
+        vdevs = ["--vdev=" + v for v in vdevs]
         self.prefix = "vswb%d-d%s" % (os.getpid(), tag)
         argv = ["stdbuf", "-oL", testpmd, "--no-huge", "-m", "512",
                 "--no-pci", "--file-prefix=" + self.prefix,
@@ -166,14 +170,19 @@ class VhostBackend:
         self.p.cmd("start")
 
     def snap(self):
-        """{t, pkts, busy}: packets forwarded, busy cycles of the
-        forwarding calls that received packets (--record-core-cycles)."""
+        """{t, pkts, busy, ports, mhz}: packets forwarded, busy cycles of
+        the forwarding calls that received packets (--record-core-cycles),
+        the per-port forward statistics, the TSC rate testpmd states."""
         out = self.p.cmd("show fwd stats all")
         t = time.monotonic()
         m = re.search(r"\((?:busy|total) cycles=(\d+) / total \w+ "
-                      r"packets=(\d+)\)", out)
+                      r"packets=(\d+)\)(?: at (\d+) MHz)?", out)
         busy, pkts = (int(m.group(1)), int(m.group(2))) if m else (0, 0)
-        return {"t": t, "pkts": pkts, "busy": busy}
+        mhz = int(m.group(3)) if m and m.group(3) else 0
+        # non-empty RX bursts (set record-burst-stats on), all ports
+        bursts = sum(int(b) for b in re.findall(r"RX-bursts : (\d+)", out))
+        return {"t": t, "pkts": pkts, "busy": busy, "mhz": mhz,
+                "ports": parse_fwd_stats(out), "bursts": bursts}
 
     def stop(self):
         try:

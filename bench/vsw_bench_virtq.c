@@ -460,8 +460,8 @@ run_packed(struct side *rx, struct side *tx, struct rte_mempool *mp,
 	pside_init(&prx, 1ull << VSW_VIRTIO_NET_F_MRG_RXBUF |
 			1ull << VSW_VIRTIO_F_VERSION_1, VRING_DESC_F_WRITE);
 	pside_init(&ptx, 1ull << VSW_VIRTIO_F_VERSION_1, 0);
-	side_placement(rx, false, true);
-	side_placement(tx, false, false);
+	side_placement(rx, false, true, false);
+	side_placement(tx, false, false, false);
 	printf("%6s", "bytes");
 	for (j = 0; j < NPVARIANT; j++)
 		printf("  %10s", pvname[j]);

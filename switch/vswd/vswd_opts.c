@@ -202,7 +202,7 @@ vswd_opts_parse(struct vswd_opts *o, int argc, char **argv)
 		{"memory", required_argument, NULL, 'M'},
 		{"commands", no_argument, NULL, 'C'},
 		{"metrics", required_argument, NULL, 'm'},
-		{"allow-devargs-files", no_argument, NULL, 'F'},
+		{"allow-devargs-files", no_argument, NULL, 'A'},
 		{"log", required_argument, NULL, 'L'},
 		{"log-file", required_argument, NULL, 'F'},
 		{"log-level", required_argument, NULL, 'V'},
@@ -245,8 +245,9 @@ vswd_opts_parse(struct vswd_opts *o, int argc, char **argv)
 		case 'm':
 			o->metrics = optarg;
 			break;
-		case 'F':
+		case 'A':
 			o->allow_devargs_files = true;
+			break;
 		case 'L':
 			if (*optarg != '\0' && vswd_log_parse_dest(optarg, &o->log_dest,
 					&o->log_path) < 0) {

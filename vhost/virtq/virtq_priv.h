@@ -67,10 +67,10 @@ struct vsw_virtq {
 	bool hdr_coalign;      /* cfg.hdr_coalign */
 	bool deq_align;        /* !cfg.no_deq_align */
 	uint16_t chain_lim;    /* min(size, VSW_VIRTQ_CHAIN_MAX) */
-	bool packed;           /* VSW_VIRTIO_F_RING_PACKED: virtq_packed*.c */
 	/* line 1 */
 	uint32_t shadow_n __rte_cache_aligned;
 	int32_t budget;        /* descriptors this burst may still read */
+	bool packed;           /* VSW_VIRTIO_F_RING_PACKED: virtq_packed*.c */
 	bool avail_wrap;       /* packed: the device's wrap counters */
 	bool used_wrap;
 	const uint16_t *used_event; /* avail->ring[size], with EVENT_IDX */

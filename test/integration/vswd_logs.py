@@ -73,12 +73,17 @@ def start(tmp, build, tag, args, ready_log=None, info=True):
              os.path.exists(ready_log) else 0)
     v = Vswd(build, os.path.join(tmp, "run-" + tag), tmp, tag,
              default_config=False, args=args)
-    if ready_log is None:
-        v.ready()
-    elif ready_log == "":
-        wait_ctl(v)
-    elif not wait_file(ready_log, r"vswd: ready", since=since):
-        raise RuntimeError("vswd %s: no 'ready' in %s" % (tag, ready_log))
+    try:
+        if ready_log is None:
+            v.ready()
+        elif ready_log == "":
+            wait_ctl(v)
+        elif not wait_file(ready_log, r"vswd: ready", since=since):
+            raise RuntimeError("vswd %s: no 'ready' in %s" % (tag,
+                                                             ready_log))
+    except BaseException:
+        v.stop()  # never leave a busy-polling vswd behind
+        raise
     return v
 
 

@@ -237,7 +237,7 @@ vhu_get_u64(int fd, uint32_t request)
 	return msg.u64;
 }
 
-/* offloads off: the offer is exactly the set before offloads existed */
+/* offloads off: the offer is the full set without the six offload bits */
 static void
 test_offer_no_offloads(void **state)
 {
@@ -249,6 +249,7 @@ test_offer_no_offloads(void **state)
 			      (1ULL << VIRTIO_NET_F_MQ) |
 			      (1ULL << VHOST_F_LOG_ALL) |
 			      (1ULL << VIRTIO_NET_F_GUEST_ANNOUNCE) |
+			      (1ULL << VIRTIO_F_RING_PACKED) |
 			      (1ULL << VHOST_USER_F_PROTOCOL_FEATURES);
 	struct timeval tv = {.tv_sec = 5};
 	struct vsw_vport_config cfg;
@@ -282,6 +283,8 @@ test_protocol_offer(void **state)
 			      (1ULL << VIRTIO_RING_F_EVENT_IDX) |
 			      (1ULL << VIRTIO_F_RING_PACKED) |
 			      (1ULL << VIRTIO_NET_F_MQ) |
+			      (1ULL << VHOST_F_LOG_ALL) |
+			      (1ULL << VIRTIO_NET_F_GUEST_ANNOUNCE) |
 			      (1ULL << VHOST_USER_F_PROTOCOL_FEATURES) |
 			      (1ULL << VIRTIO_NET_F_CSUM) |
 			      (1ULL << VIRTIO_NET_F_GUEST_CSUM) |

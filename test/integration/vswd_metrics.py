@@ -441,6 +441,9 @@ def main():
     ap.add_argument("--case", choices=("prometheus", "hostile"),
                     required=True)
     ap.add_argument("--seconds", type=float, default=3.0)
+    # what vswd_traffic.Case reads from its own command line
+    ap.add_argument("--devargs", default="")
+    ap.add_argument("--mbuf-size", type=int, default=0)
     ap.add_argument("--tx-first", type=int, default=8)
     ap.add_argument("--keep", action="store_true", help="keep the temp dir")
     args = ap.parse_args()

@@ -52,6 +52,9 @@ ref_ok(const struct vu_msg *m)
 		memcpy(lg, &m->u, sizeof(lg));
 		return m->size == 16 && lg[0] != 0 && lg[1] <= UINT64_MAX - lg[0];
 	}
+	if (r == 2 && m->size == 8 && (m->u.u64 & (1ULL << 26)) &&
+		(m->u.u64 & ((1ULL << 34) | 0x1983)))
+		return false; /* LOG_ALL with packed rings or offloads */
 	if (r == 19) /* SEND_RARP: a u64 holding the MAC */
 		return m->size == 8;
 	if (r == 0 || r == 7 || r > 18)
@@ -190,6 +193,34 @@ test_ring_cap(void **state)
 	}
 }
 
+/* SET_FEATURES (2): LOG_ALL (26) is refused with packed rings (34) or any
+ * checksum/TSO offload bit (0, 1, 7, 8, 11, 12); each alone is accepted. */
+static void
+test_log_all_combinations(void **state)
+{
+	static const unsigned offl[] = {0, 1, 7, 8, 11, 12, 34};
+	const uint64_t base = (1ULL << 32) | (1ULL << 15);
+	struct vu_msg m;
+	unsigned i;
+
+	(void)state;
+	port_init();
+	memset(&m, 0, sizeof(m));
+	m.request = 2;
+	m.size = 8;
+	m.u.u64 = base | (1ULL << 26);
+	check(&m);
+	assert_null(vport_msg_check(&port, &m));
+	for (i = 0; i < sizeof(offl) / sizeof(offl[0]); i++) {
+		m.u.u64 = base | (1ULL << offl[i]);
+		check(&m);
+		assert_null(vport_msg_check(&port, &m));
+		m.u.u64 |= 1ULL << 26;
+		check(&m);
+		assert_non_null(vport_msg_check(&port, &m));
+	}
+}
+
 static void
 test_mem_table(void **state)
 {
@@ -304,6 +335,7 @@ main(void)
 		cmocka_unit_test(test_edges),
 		cmocka_unit_test(test_mem_table),
 		cmocka_unit_test(test_ring_cap),
+		cmocka_unit_test(test_log_all_combinations),
 		cmocka_unit_test(test_random),
 		cmocka_unit_test(test_names),
 	};

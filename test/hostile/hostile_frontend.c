@@ -241,70 +241,37 @@ traffic(const char *src_path, const char *dst_path)
 	return 0;
 }
 
+/* Every scenario file's table, in listing order. */
+#define HS_TABLE(t) {hs_##t##_scenarios, &hs_n_##t}
+static const struct {
+	const struct hs_scenario *s;
+	const size_t *n;
+} tables[] = {
+	HS_TABLE(desc), HS_TABLE(msg), HS_TABLE(fd), HS_TABLE(budget),
+	HS_TABLE(mem), HS_TABLE(hdr), HS_TABLE(packed), HS_TABLE(log),
+};
+
 static const struct hs_scenario *
 find(const char *name)
 {
-	size_t i;
+	size_t t, i;
 
-	for (i = 0; i < hs_n_desc; i++)
-		if (strcmp(hs_desc_scenarios[i].name, name) == 0)
-			return &hs_desc_scenarios[i];
-	for (i = 0; i < hs_n_msg; i++)
-		if (strcmp(hs_msg_scenarios[i].name, name) == 0)
-			return &hs_msg_scenarios[i];
-	for (i = 0; i < hs_n_fd; i++)
-		if (strcmp(hs_fd_scenarios[i].name, name) == 0)
-			return &hs_fd_scenarios[i];
-	for (i = 0; i < hs_n_budget; i++)
-		if (strcmp(hs_budget_scenarios[i].name, name) == 0)
-			return &hs_budget_scenarios[i];
-	for (i = 0; i < hs_n_mem; i++)
-		if (strcmp(hs_mem_scenarios[i].name, name) == 0)
-			return &hs_mem_scenarios[i];
-	for (i = 0; i < hs_n_hdr; i++)
-		if (strcmp(hs_hdr_scenarios[i].name, name) == 0)
-			return &hs_hdr_scenarios[i];
-	for (i = 0; i < hs_n_packed; i++)
-		if (strcmp(hs_packed_scenarios[i].name, name) == 0)
-			return &hs_packed_scenarios[i];
-	for (i = 0; i < hs_n_log; i++)
-		if (strcmp(hs_log_scenarios[i].name, name) == 0)
-			return &hs_log_scenarios[i];
+	for (t = 0; t < sizeof(tables) / sizeof(tables[0]); t++)
+		for (i = 0; i < *tables[t].n; i++)
+			if (strcmp(tables[t].s[i].name, name) == 0)
+				return &tables[t].s[i];
 	return NULL;
 }
 
 static void
 list(void)
 {
-	size_t i;
+	size_t t, i;
 
-	for (i = 0; i < hs_n_desc; i++)
-		printf("%s\t%s\t%s\n", hs_desc_scenarios[i].name,
-			hs_desc_scenarios[i].counters,
-			hs_desc_scenarios[i].what);
-	for (i = 0; i < hs_n_msg; i++)
-		printf("%s\t%s\t%s\n", hs_msg_scenarios[i].name,
-			hs_msg_scenarios[i].counters, hs_msg_scenarios[i].what);
-	for (i = 0; i < hs_n_fd; i++)
-		printf("%s\t%s\t%s\n", hs_fd_scenarios[i].name,
-			hs_fd_scenarios[i].counters, hs_fd_scenarios[i].what);
-	for (i = 0; i < hs_n_budget; i++)
-		printf("%s\t%s\t%s\n", hs_budget_scenarios[i].name,
-			hs_budget_scenarios[i].counters,
-			hs_budget_scenarios[i].what);
-	for (i = 0; i < hs_n_mem; i++)
-		printf("%s\t%s\t%s\n", hs_mem_scenarios[i].name,
-			hs_mem_scenarios[i].counters, hs_mem_scenarios[i].what);
-	for (i = 0; i < hs_n_hdr; i++)
-		printf("%s\t%s\t%s\n", hs_hdr_scenarios[i].name,
-			hs_hdr_scenarios[i].counters, hs_hdr_scenarios[i].what);
-	for (i = 0; i < hs_n_packed; i++)
-		printf("%s\t%s\t%s\n", hs_packed_scenarios[i].name,
-			hs_packed_scenarios[i].counters,
-			hs_packed_scenarios[i].what);
-	for (i = 0; i < hs_n_log; i++)
-		printf("%s\t%s\t%s\n", hs_log_scenarios[i].name,
-			hs_log_scenarios[i].counters, hs_log_scenarios[i].what);
+	for (t = 0; t < sizeof(tables) / sizeof(tables[0]); t++)
+		for (i = 0; i < *tables[t].n; i++)
+			printf("%s\t%s\t%s\n", tables[t].s[i].name,
+				tables[t].s[i].counters, tables[t].s[i].what);
 }
 
 int

@@ -177,19 +177,8 @@ vport_msg_check(struct vsw_vport *port, void *msg)
 		return mem_table_check(m);
 	if (m->request == VPORT_MSG_SET_LOG_BASE)
 		return vport_log_base_check(port, m);
-	/* the packed-ring data path does not write the dirty log yet: a
-	 * migration of such a guest fails at its start, never corrupts it */
-	if (m->request == VPORT_MSG_SET_FEATURES &&
-		(m->u.u64 & (1ULL << VHOST_F_LOG_ALL)) &&
-		(m->u.u64 & (1ULL << VSW_VIRTIO_F_RING_PACKED)))
-		return "LOG_ALL with packed rings (dirty logging is split-only)";
-	/* likewise with checksum/TSO offloads: a migration under traffic
-	 * lost the migrated guest's network in the suite (open bug) */
-	if (m->request == VPORT_MSG_SET_FEATURES &&
-		(m->u.u64 & (1ULL << VHOST_F_LOG_ALL)) &&
-		(m->u.u64 & (VSW_VIRTQ_F_DEQ_OFFLOADS | VSW_VIRTQ_F_ENQ_OFFLOADS)))
-		return "LOG_ALL with offloads negotiated (not supported yet: "
-		       "port-add ... offloads=off for VMs that migrate)";
+	if (m->request == VPORT_MSG_SET_FEATURES)
+		return vport_log_features_check(m->u.u64);
 	idx = vring_index(row, m);
 	if (idx < 0)
 		return NULL;

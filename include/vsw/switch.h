@@ -28,6 +28,7 @@
 #include <vsw/pmd.h>
 #include <vsw/port.h>
 #include <vsw/rule.h>
+#include <vsw/watchdog.h>
 
 
 #define VSW_SWITCH_MAX_PORTS 256
@@ -50,9 +51,16 @@ struct vsw_switch_config {
 	 * destination without the offload a packet carries); NULL: such
 	 * packets are dropped (drop_offload). Must outlive the switch. */
 	struct rte_mempool *seg_pool;
+	/* The PMD watchdog (vsw/watchdog.h): a PMD inside a watched syscall
+	 * for longer than this is signalled out of it; 0: no watchdog. */
+	uint32_t watchdog_bound_us;
+	/* Called on each PMD thread before its loop with its watchdog slot
+	 * (vswd: vsw_vport_pmd_bind); NULL: none. */
+	void (*pmd_thread_init)(struct vsw_watchdog_slot *slot);
 };
 
-/* Defaults: 1 PMD on lcore 1, 65536 rules, 8192 EMC entries, 1/100. */
+/* Defaults: 1 PMD on lcore 1, 65536 rules, 8192 EMC entries, 1/100, a
+ * watchdog bound of VSW_WATCHDOG_BOUND_US. */
 void vsw_switch_config_init(struct vsw_switch_config *cfg);
 
 struct vsw_switch;

@@ -27,6 +27,7 @@
 #include <sys/types.h>
 
 #include <vsw/virtq.h>
+#include <vsw/watchdog.h>
 
 struct rte_mbuf;
 struct rte_mempool;
@@ -83,6 +84,13 @@ void vsw_vport_destroy(struct vsw_vport *port);
 
 /* The name given at creation (never NULL). */
 const char *vsw_vport_name(const struct vsw_vport *port);
+
+/*
+ * On a PMD thread, before it polls: the watchdog slot (vsw/watchdog.h)
+ * its guest-interrupt writes publish in. A thread that never binds one is
+ * not watched.
+ */
+void vsw_vport_pmd_bind(struct vsw_watchdog_slot *slot);
 
 /* Queue pairs offered (the config value). */
 uint16_t vsw_vport_queue_pairs(const struct vsw_vport *port);
@@ -145,7 +153,13 @@ struct vsw_vport_info {
 				* or count), plus vrings whose call fd
 				* stopped being a non-blocking eventfd */
 	uint64_t call_failed;  /* guest interrupts not sent: the call
-				* eventfd was full (EAGAIN), or failed */
+				* eventfd was full (EAGAIN), or failed, or
+				* was given up (call_blocked) */
+	uint64_t call_blocked; /* vrings whose call eventfd write blocked
+				* (the peer cleared O_NONBLOCK on the file it
+				* shares and filled the counter) until the
+				* PMD watchdog's signal: fd given up, port
+				* disconnected */
 	uint64_t mem_faults;   /* SIGBUS in its guest memory (a file
 				* shrunk under its mapping): each one
 				* disconnected the port */

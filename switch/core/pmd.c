@@ -224,6 +224,9 @@ vsw_pmd_main(void *arg)
 
 	/* The default 50 us timer slack would swamp a 1 us back-off step. */
 	prctl(PR_SET_TIMERSLACK, 1000UL, 0, 0, 0);
+	vsw_watchdog_arm(&pmd->wd);
+	if (pmd->sw->cfg.pmd_thread_init != NULL)
+		pmd->sw->cfg.pmd_thread_init(&pmd->wd);
 	rcu_register_thread();
 	while (!__atomic_load_n(&pmd->stop, __ATOMIC_ACQUIRE)) {
 		uint32_t max_us;
@@ -257,12 +260,31 @@ vsw_switch_pmd_sleep_max(const struct vsw_switch *sw)
 	return __atomic_load_n(&sw->pmd_sleep_max_us, __ATOMIC_RELAXED);
 }
 
+/* One watchdog for all PMDs (vsw/watchdog.h), checking every 1 ms. */
+static int
+watchdog_start(struct vsw_switch *sw)
+{
+	struct vsw_watchdog_slot *slots[VSW_SWITCH_MAX_PMDS];
+	unsigned i;
+
+	if (sw->watchdog != NULL || sw->cfg.watchdog_bound_us == 0)
+		return 0;
+	for (i = 0; i < sw->cfg.n_pmds; i++)
+		slots[i] = &sw->pmd[i]->wd;
+	sw->watchdog = vsw_watchdog_start(
+		slots, sw->cfg.n_pmds, sw->cfg.watchdog_bound_us, 1000);
+	return sw->watchdog != NULL ? 0 : -errno;
+}
+
 int
 vsw_switch_pmds_start(struct vsw_switch *sw)
 {
 	unsigned i;
 	int rc;
 
+	rc = watchdog_start(sw);
+	if (rc != 0)
+		return rc;
 	for (i = 0; i < sw->cfg.n_pmds; i++) {
 		struct vsw_pmd *pmd = sw->pmd[i];
 
@@ -292,4 +314,7 @@ vsw_switch_pmds_stop(struct vsw_switch *sw)
 		rte_eal_wait_lcore(sw->pmd[i]->lcore);
 		sw->pmd[i]->launched = false;
 	}
+	/* last: it may be what gets a stuck PMD out */
+	vsw_watchdog_stop(sw->watchdog);
+	sw->watchdog = NULL;
 }

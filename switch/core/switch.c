@@ -23,6 +23,7 @@ vsw_switch_config_init(struct vsw_switch_config *cfg)
 	cfg->emc_insert_inv_prob = 100;
 	cfg->mac_entries = 4096;
 	cfg->mac_max_age = 300;
+	cfg->watchdog_bound_us = VSW_WATCHDOG_BOUND_US;
 }
 
 static void

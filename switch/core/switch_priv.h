@@ -134,6 +134,7 @@ struct vsw_pmd {
 	struct vsw_emc *emc; /* NULL when the EMC is off */
 	uint32_t sleep_us;   /* current idle back-off step, 0 = awake */
 	uint32_t emc_inv_prob; /* what this PMD's EMC is set to */
+	struct vsw_watchdog_slot wd; /* its thread's, while it runs */
 
 	/* Owned counters (single writer: this PMD). */
 	uint64_t ctr[VSW_PMD_N_COUNTERS];
@@ -184,6 +185,7 @@ struct vsw_switch {
 	/* Per-port counter baselines, taken when a port number is (re)used. */
 	struct vsw_port_ctr port_base[VSW_SWITCH_MAX_PORTS];
 	struct vsw_pmd *pmd[VSW_SWITCH_MAX_PMDS];
+	struct vsw_watchdog *watchdog; /* while PMDs run, NULL: none */
 	/* Around tx_burst on a shared tx queue (port, txq % MAX_PMDS); the
 	 * only lock a PMD takes. Outlives port table versions. */
 	rte_spinlock_t txq_lock[VSW_SWITCH_MAX_PORTS][VSW_SWITCH_MAX_PMDS];

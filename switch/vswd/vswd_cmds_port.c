@@ -441,8 +441,9 @@ show_port_text(struct vswd_port *p, const struct vsw_port_stats *ps,
 	vsw_ctl_reply_printf(r, "  vhost-user: disconnects %" PRIu64
 		", messages rejected %" PRIu64 " (for an fd %" PRIu64
 		"), vring set-up errors %" PRIu64 ", interrupts failed %"
-		PRIu64 "\n", vi->disconnects, vi->msg_rejected,
-		vi->fd_rejected, vi->queue_errors, vi->call_failed);
+		PRIu64 " (blocked %" PRIu64 ")\n", vi->disconnects,
+		vi->msg_rejected, vi->fd_rejected, vi->queue_errors,
+		vi->call_failed, vi->call_blocked);
 	vsw_ctl_reply_printf(r, "  guest memory: faults %" PRIu64
 		", regions unsealed %u\n", vi->mem_faults, vi->mem_unsealed);
 	vsw_ctl_reply_printf(r, "  migration: dirty log %s (%u vrings logging, "
@@ -481,6 +482,7 @@ show_port_json(struct vswd_port *p, const struct vsw_port_stats *ps,
 			", \"fd_rejected\": %" PRIu64
 			", \"queue_errors\": %" PRIu64
 			", \"call_failed\": %" PRIu64
+			", \"call_blocked\": %" PRIu64
 			", \"mem_faults\": %" PRIu64
 			", \"mem_unsealed\": %u"
 			", \"tx_retries\": %" PRIu64
@@ -488,7 +490,8 @@ show_port_json(struct vswd_port *p, const struct vsw_port_stats *ps,
 			p->queues, p->max_ring_size, vi->queues_live,
 			vi->features, vi->connects,
 			vi->disconnects, vi->msg_rejected, vi->fd_rejected,
-			vi->queue_errors, vi->call_failed, vi->mem_faults,
+			vi->queue_errors, vi->call_failed, vi->call_blocked,
+			vi->mem_faults,
 			vi->mem_unsealed, vhost_retries(p),
 			vsw_port_vhost_tx_retries_max(&p->vhost),
 			p->no_offloads ? "false" : "true");

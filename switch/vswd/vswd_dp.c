@@ -37,6 +37,7 @@ vswd_dp_start(struct vswd *d)
 	}
 	vsw_switch_config_init(&cfg);
 	cfg.seg_pool = d->pool; /* software segmentation: same mbufs */
+	cfg.pmd_thread_init = vsw_vport_pmd_bind; /* the watchdog's slot */
 	cfg.n_pmds = 0;
 	RTE_LCORE_FOREACH_WORKER(lcore) {
 		if (cfg.n_pmds == VSW_SWITCH_MAX_PMDS)

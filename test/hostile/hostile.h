@@ -41,6 +41,8 @@ extern const struct hs_scenario hs_packed_scenarios[];
 extern const size_t hs_n_packed;
 extern const struct hs_scenario hs_log_scenarios[];
 extern const size_t hs_n_log;
+extern const struct hs_scenario hs_callfd_scenarios[];
+extern const size_t hs_n_callfd;
 
 void hs_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void hs_sleep_ms(int ms);

@@ -45,7 +45,8 @@ from vswtest.checks import Checks, vswd_end
 from vswtest.vswd import Vswd
 
 BAD_MSG_COUNTERS = ("msg_rejected", "fd_rejected", "disconnects",
-                    "queue_errors", "call_failed", "mem_faults")
+                    "queue_errors", "call_failed", "call_blocked",
+                    "mem_faults")
 RATE_BAR = 0.90      # neighbours' rate under attack / quiet rate
 RATE_WINDOW = 0.5    # s: shortest window a rate is taken over
 

@@ -481,6 +481,8 @@ vsw_vport_info_get(struct vsw_vport *port, struct vsw_vport_info *info)
 	info->fd_rejected = port->fd_rejected;
 	info->mem_faults = __atomic_load_n(&port->mem_faults, __ATOMIC_RELAXED);
 	info->mem_unsealed = port->mem_unsealed;
+	info->call_blocked =
+		__atomic_load_n(&port->call_blocked, __ATOMIC_RELAXED);
 	info->dirty_log = (port->features & (1ULL << VHOST_F_LOG_ALL)) != 0;
 	info->rarp_received = port->rarp_received;
 	info->rarp_sent = __atomic_load_n(&port->rarp_sent, __ATOMIC_RELAXED);

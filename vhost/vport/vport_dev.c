@@ -33,6 +33,7 @@
  */
 #include <errno.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include <rte_errno.h>
@@ -42,16 +43,77 @@
 #include "vport_msg_table.h"
 #include "vport_priv.h"
 
+/* The calling PMD's watchdog slot (vsw_vport_pmd_bind), NULL: none. */
+static __thread struct vsw_watchdog_slot *pmd_slot;
+
+void
+vsw_vport_pmd_bind(struct vsw_watchdog_slot *slot)
+{
+	pmd_slot = slot;
+}
+
+/*
+ * The write blocked until the watchdog's signal: the peer cleared
+ * O_NONBLOCK on the file it shares with us and filled the counter. No
+ * more writes to it; the port is disconnected (shutdown of its socket, as
+ * for a guest memory fault: librte_vhost then withdraws the queues), and
+ * the control side logs it (callfd_report).
+ */
+static __rte_noinline __rte_cold void
+callfd_blocked(struct vport_queue *q)
+{
+	struct vsw_vport *port = q->port;
+	int fd;
+
+	__atomic_store_n(&q->call_broken, true, __ATOMIC_RELAXED);
+	__atomic_fetch_add(&port->call_blocked, 1, __ATOMIC_RELAXED);
+	fd = __atomic_load_n(&port->conn_fd, __ATOMIC_RELAXED);
+	if (fd >= 0 && vport_is_conn(fd, port->path, port->cfg.client))
+		shutdown(fd, SHUT_RDWR);
+}
+
 static void
 vport_notify(void *ctx)
 {
 	struct vport_queue *q = ctx;
+	struct vsw_watchdog_slot *s = pmd_slot;
 	const uint64_t one = 1;
+	bool fired;
+	ssize_t n;
 
-	/* a non-blocking eventfd (vport_callfd_prepare): EAGAIN means the
-	 * counter is saturated, and the guest has a pending interrupt */
-	if (unlikely(write(q->callfd, &one, sizeof(one)) != sizeof(one)))
+	if (unlikely(__atomic_load_n(&q->call_broken, __ATOMIC_RELAXED))) {
 		q->call_failed++;
+		return;
+	}
+	/* a non-blocking eventfd (vport_callfd_prepare): EAGAIN means the
+	 * counter is saturated, and the guest has a pending interrupt; an
+	 * EINTR the watchdog did not cause is retried */
+	do {
+		vsw_watchdog_enter(s, q);
+		n = write(q->callfd, &one, sizeof(one));
+		fired = vsw_watchdog_leave(s);
+	} while (unlikely(n < 0 && errno == EINTR && !fired));
+	if (likely(n == sizeof(one)))
+		return;
+	q->call_failed++;
+	if (fired && n < 0 && errno == EINTR)
+		callfd_blocked(q);
+}
+
+/* Log call fds given up since the last report (rate-limited). */
+static void
+callfd_report(struct vsw_vport *port)
+{
+	uint64_t n = __atomic_load_n(&port->call_blocked, __ATOMIC_RELAXED);
+
+	if (n == port->call_blocked_logged)
+		return;
+	vport_log_guest(port,
+		"guest interrupt write blocked (call eventfd made blocking "
+		"and full by the peer): %" PRIu64 " vring(s) given up, "
+		"disconnected",
+		n - port->call_blocked_logged);
+	port->call_blocked_logged = n;
 }
 
 /* Load and check the guest memory table into port->mem. */
@@ -154,6 +216,7 @@ vport_queue_publish(struct vsw_vport *port, struct vport_queue *q)
 		goto fail;
 	}
 	q->callfd = vr.callfd;
+	q->call_broken = false; /* a new file, or the peer's new chance */
 	cfg.notify = vr.callfd >= 0 ? vport_notify : NULL;
 	cfg.notify_ctx = q;
 	cfg.name = q->name;
@@ -417,6 +480,7 @@ dev_destroy_connection(int vid)
 	/* librte_vhost unmaps guest memory after this callback */
 	vport_guard_remove(port);
 	vport_guard_report(port);
+	callfd_report(port);
 	port->running = false;
 	vport_txmap_update(port);
 	port->vid = -1;
@@ -468,6 +532,7 @@ dev_destroy_device(int vid)
 	queues_withdraw_all(port);
 	port->running = false;
 	vport_guard_report(port);
+	callfd_report(port);
 	vport_txmap_update(port);
 	VPORT_LOG(INFO, port, "device stopped");
 	pthread_mutex_unlock(&port->lock);

@@ -49,6 +49,8 @@ struct vport_queue {
 	/* poller-owned, on its own cache line */
 	uint64_t not_ready __attribute__((aligned(64)));
 	uint64_t call_failed; /* call eventfd write failed (EAGAIN: full) */
+	bool call_broken;     /* given up: it blocked (atomic; reset on
+			       * publish, while no poller sees the queue) */
 	/* RX vrings: taken by senders when txmap says this queue takes
 	 * packets re-steered from a disabled pair (vport_txq) */
 	rte_spinlock_t tx_lock;
@@ -92,6 +94,8 @@ struct vsw_vport {
 	uint64_t mem_faults;   /* SIGBUS in its mappings (vport_mem.c) */
 	uintptr_t mem_fault_addr; /* the last one's address */
 	uint64_t mem_faults_logged;
+	uint64_t call_blocked;	      /* call fds given up (PMDs, atomic) */
+	uint64_t call_blocked_logged; /* of those, logged */
 	uint32_t mem_unsealed; /* regions the SIGBUS guard protects */
 	uint64_t rarp_received; /* SEND_RARP messages */
 	uint64_t rarp_sent;	/* RARP frames injected (poller, atomic) */

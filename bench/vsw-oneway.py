@@ -389,6 +389,8 @@ BACKENDS = {"vswd": VswdBe, "testpmd": TestpmdBe, "ovs": OvsBe}
 
 def guest_start(args, be, tmp, topo, size):
     extra = ["--burst=32"]
+    if args.guest_rxd:
+        extra.append("--rxd=%d" % args.guest_rxd)
     if topo == "tx":
         extra.append("--flowgen-flows=%d" % FLOWS)
     if size > SRC_MAX:  # txonly and flowgen frames are one segment
@@ -639,6 +641,9 @@ def main():
     ap.add_argument("--from-csv", help="only the report of a run's CSV")
     ap.add_argument("--tx-retries", type=int,
                     help="vswd: tx-retries-set N (default: vswd's)")
+    ap.add_argument("--guest-rxd", type=int,
+                    help="the guest's --rxd (default: testpmd's, 512 on "
+                    "virtio_user: the RX buffers it posts)")
     ap.add_argument("--check", action="store_true",
                     help="after each vswd instance: sources stopped, "
                     "packets in = out + drops (the integration test)")

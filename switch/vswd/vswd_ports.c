@@ -14,7 +14,9 @@
 #include <rte_bus.h>
 #include <rte_dev.h>
 #include <rte_devargs.h>
+#include <rte_errno.h>
 #include <rte_ethdev.h>
+#include <rte_mbuf.h>
 
 #include <vsw/port.h>
 #include <vsw/switch.h>
@@ -23,6 +25,8 @@
 #include "vswd_priv.h"
 
 #define ETH_RING_SIZE 1024
+/* A port's own pool (eth_pool): its rx rings, bursts and batches in flight */
+#define ETH_OWN_POOL_MBUFS 4095u
 
 static int
 vhost_open(struct vswd *d, struct vswd_port *p,
@@ -92,6 +96,75 @@ probe_undo(const char *devargs)
 	return rc;
 }
 
+/* The frame size a net_null source claims (its size=, default 64), 0 for
+ * any other driver. */
+static unsigned long
+null_frame_size(const char *devargs)
+{
+	const char *s;
+
+	if (strncmp(devargs, "net_null", 8) != 0)
+		return 0;
+	s = strstr(devargs, ",size=");
+	return s == NULL ? 64 : strtoul(s + 6, NULL, 0);
+}
+
+/*
+ * net_null (DPDK 22.11) sets every mbuf it returns to its size= without
+ * looking at the mbuf's room: frames larger than vswd's 2 KiB mbufs would
+ * make the switch read (and copy to guests) past the buffer. Such a port
+ * gets its own pool of mbufs that hold a whole frame; a frame no mbuf can
+ * hold is refused.
+ */
+static int
+eth_pool(struct vswd_port *p, const char *devargs, char *err, size_t errlen)
+{
+	static unsigned seq;
+	unsigned long need = null_frame_size(devargs);
+	unsigned room = rte_pktmbuf_data_room_size(p->pool);
+	char name[RTE_MEMPOOL_NAMESIZE];
+
+	if (need + RTE_PKTMBUF_HEADROOM <= room)
+		return 0;
+	if (need > UINT16_MAX - RTE_PKTMBUF_HEADROOM) {
+		snprintf(err, errlen, "frames of %lu bytes do not fit an mbuf "
+			"(at most %u)", need,
+			UINT16_MAX - RTE_PKTMBUF_HEADROOM);
+		return -EINVAL;
+	}
+	snprintf(name, sizeof(name), "vsw_eth%u", seq++);
+	p->pool = rte_pktmbuf_pool_create(name, ETH_OWN_POOL_MBUFS, 256, 0,
+		(uint16_t)(need + RTE_PKTMBUF_HEADROOM), rte_socket_id());
+	if (p->pool == NULL) {
+		snprintf(err, errlen, "no pool of %u mbufs of %lu bytes: %s",
+			ETH_OWN_POOL_MBUFS, need, rte_strerror(rte_errno));
+		return -ENOMEM;
+	}
+	p->own_pool = true;
+	VSWD_LOG(INFO, "port %s: own pool of %u mbufs of %lu bytes (frames "
+		"larger than vswd's mbufs)\n", p->name, ETH_OWN_POOL_MBUFS,
+		need);
+	return 0;
+}
+
+/* After the device is closed: no mbuf of its own pool is in flight. */
+static void
+eth_pool_free(struct vswd_port *p)
+{
+	unsigned in_use;
+
+	if (!p->own_pool)
+		return;
+	in_use = rte_mempool_in_use_count(p->pool);
+	if (in_use != 0) {
+		VSWD_LOG(ERR, "port %s: %u mbufs of its pool still in use: "
+			"pool kept (LEAK)\n", p->name, in_use);
+		return;
+	}
+	rte_mempool_free(p->pool);
+	p->own_pool = false;
+}
+
 static int
 eth_configure(struct vswd_port *p, uint16_t queues)
 {
@@ -152,11 +225,17 @@ eth_open(struct vswd_port *p, const struct vswd_port_args *a, char *err,
 	p->eth_port = port_id;
 	vsw_port_eth_init(&p->eth, port_id);
 	snprintf(p->path, sizeof(p->path), "%s", devname);
+	rc = eth_pool(p, a->devargs, err, errlen);
+	if (rc < 0) {
+		eth_remove(port_id);
+		return rc;
+	}
 	rc = eth_configure(p, a->queues);
 	if (rc < 0) {
 		snprintf(err, errlen, "cannot start device '%s': %s", devname,
 			strerror(-rc));
 		eth_remove(port_id);
+		eth_pool_free(p);
 	}
 	return rc;
 }
@@ -168,6 +247,7 @@ port_close(struct vswd_port *p)
 		vsw_vport_destroy(p->vport);
 	} else {
 		eth_remove(p->eth_port);
+		eth_pool_free(p);
 	}
 }
 

@@ -86,6 +86,7 @@ struct vswd_port {
 	uint32_t max_ring_size; /* vhost-user: the cap in force */
 	struct vsw_vport *vport;
 	struct rte_mempool *pool;
+	bool own_pool;        /* dpdk: pool is the port's (eth_pool) */
 	/* What the switch polls (switch/ports/): the port pointer it gets. */
 	struct vsw_port_vhost vhost;
 	struct vsw_port_eth eth;

@@ -80,8 +80,8 @@ vsw_watchdog_leave(struct vsw_watchdog_slot *s)
  * and still inside is signalled again (the first signal may have come
  * between the entry and the syscall).
  */
-bool vsw_watchdog_check(struct vsw_watchdog_slot *s, uint64_t now,
-	uint64_t bound);
+bool vsw_watchdog_check(
+	struct vsw_watchdog_slot *s, uint64_t now, uint64_t bound);
 
 /* Install the no-op handler (no SA_RESTART). 0 or -errno. */
 int vsw_watchdog_install(void);

@@ -153,7 +153,7 @@ test_unwatched_left_alone(void **state)
 
 	(void)state;
 	run_reader(&b, false, 100); /* 50 bounds */
-	assert_int_equal(b.n, 1); /* released by the byte, not a signal */
+	assert_int_equal(b.n, 1);   /* released by the byte, not a signal */
 	assert_int_equal(b.slot.signals, 0);
 }
 

@@ -90,7 +90,9 @@ vsw_watchdog_start(struct vsw_watchdog_slot *const *slots, unsigned n,
 	sigset_t all, old;
 	int rc;
 
-	if (bound_us == 0 || period_us == 0 || period_us >= 1000000) {
+	/* no TSC rate (EAL not initialised): every bound would be 0 */
+	if (bound_us == 0 || period_us == 0 || period_us >= 1000000 ||
+		rte_get_tsc_hz() < 1000000) {
 		errno = EINVAL;
 		return NULL;
 	}

@@ -152,9 +152,10 @@ class VhostBackend:
 
     name = "dpdk"
 
-    def __init__(self, testpmd, socks, log_dir, tag, vdevs=None):
+    def __init__(self, testpmd, socks, log_dir, tag, vdevs=None, extra=()):
         # vdevs: the whole port list instead (e.g. net_null ports around
-        # the net_vhost ones); io forwarding pairs ports 0-1, 2-3, ...
+        # the net_vhost ones); io forwarding pairs ports 0-1, 2-3, ...;
+        # extra: more testpmd options (e.g. --mbuf-size)
         if vdevs is None:
             vdevs = ["net_vhost%d,iface=%s,queues=1" % (i, s)
                      for i, s in enumerate(socks)]
@@ -164,7 +165,7 @@ class VhostBackend:
                 "--no-pci", "--file-prefix=" + self.prefix,
                 "--lcores", "0@0,1@1", "--log-level=*:notice"] + vdevs + [
                 "--", "-i", "--total-num-mbufs=16384",
-                "--record-core-cycles", "--forward-mode=io"]
+                "--record-core-cycles", "--forward-mode=io"] + list(extra)
         self.p = Proc("dpdk" + tag, argv, log_dir, stdin=True)
         self.p.wait_for(r"testpmd> ", 0, 60)
         self.p.cmd("start")

@@ -3,32 +3,41 @@
 """TSO through vswd (issue 12 part 2): a dpdk-testpmd guest sends TSO
 frames to a receiving testpmd guest, three ways, interleaved in one run:
 
-  tso-through  the receiver negotiated GUEST_TSO (testpmd --enable-lro):
-               16000-byte TSO frames cross vswd whole, no checksum work;
-  sw-gso       the same sender, a receiver without GUEST_TSO: vswd
-               segments (MSS 1448) and checksums in software;
+  tso-through  the receiver negotiated GUEST_TSO4/6 + GUEST_CSUM (rx
+               offloads tcp_lro, tcp_cksum, udp_cksum): the TSO frames
+               (--frame bytes, default 16000) cross vswd whole;
+  sw-gso       the same sender, a receiver without them: vswd segments
+               (MSS 1448) and computes the checksums in software;
   off          both vswd ports with offloads=off: the sender sends
-               1514-byte frames (asking for hw checksums and TSO, which
-               vswd does not offer: testpmd computes them), the same bytes.
+               1514-byte frames (asking for hw checksums, which vswd does
+               not offer: testpmd computes them).
 
-Sender: testpmd, port 1 net_pcap (infinite_rx over a pcap of TCP/IPv4
+Sender: testpmd, port 1 net_pcap (infinite_rx over a pcap of 64 TCP/IPv4
 frames, one mbuf each), csum forwarding engine to port 0 (virtio_user)
 with `csum set ip hw 0`, `csum set tcp hw 0`, `tso set 1448 0`.
-Receiver: testpmd rxonly. vswd: one PMD; the rule in_port=SENDER
-output:RECEIVER changes between points.
+Receiver: testpmd rxonly, 1024 rx descriptors. vswd: one PMD; the rule
+in_port=SENDER output:RECEIVER changes between points.
 
 Per point: Gbps delivered to the receiver (vswd enq_bytes over the
-window), vswd's backend busy cycles per byte and per delivered packet,
-TSO frames and software segments seen; medians of --reps interleaved
-repetitions. --check (the integration test): one short repetition, and
-asserts which path each point took (TSO frames reached the LRO receiver
-whole, the other got segments, nothing dropped).
+window), vswd's PMD busy cycles per byte taken from the sender and per
+byte delivered, TSO frames whole / segmented, receiver ring-full and
+budget drops; medians of --reps interleaved repetitions (markdown table
+on stdout, --csv, --plot).
+
+--check (integration test testpmd-offload): the senders' pcaps without
+infinite_rx (64 frames once per point), the receivers forward into pcap
+files; asserts exact counts (64 frames whole to the GUEST_TSO receiver,
+64 x 12 segments to the other, 64 plain frames with offloads=off), the
+payloads and checksums in the pcaps, the per-port software offload
+counters in port-show and the metrics, and that nothing was dropped.
 
 By hand: PYTHONPATH=test/lib python3 bench/offload_tso.py --build build
 """
 import argparse
+import csv
 import os
 import shutil
+import subprocess
 import statistics
 import struct
 import sys
@@ -250,10 +259,21 @@ def expect_payloads(frame_len, mss):
     return want
 
 
-def verify(args, tmp, t, s, o, feats):
+def metric(page, name, port):
+    """The value of name{port="port"} on a metrics page (None: absent)."""
+    for ln in page.splitlines():
+        if ln.startswith('%s{port="%s"} ' % (name, port)):
+            return int(ln.split()[-1])
+    return None
+
+
+def verify(args, tmp, t, s, o, feats, page):
     """The --check assertions; a list of (ok, what)."""
     p = args.frame - 54
     nseg = -(-p // MSS)
+    prom = [(metric(page, "vsw_port_sw_gso_frames_total", n),
+             metric(page, "vsw_port_sw_gso_segments_total", n))
+            for n in ("r1", "r2")]
     r1 = read_pcap(os.path.join(tmp, "r1.rx.pcap"))
     r2 = read_pcap(os.path.join(tmp, "r2.rx.pcap"))
     r0 = read_pcap(os.path.join(tmp, "r0.rx.pcap"))
@@ -286,9 +306,56 @@ def verify(args, tmp, t, s, o, feats):
          feats["s0"] & OFFL == 0 and feats["r0"] & OFFL == 0,
          "off: offloads=off ports negotiated none, %d plain frames with "
          "right checksums" % len(r0)),
+        (prom == [(0, 0), (NFRAMES, NFRAMES * nseg)],
+         "metrics: vsw_port_sw_gso_{frames,segments}_total r1 %s, r2 %s" % (
+             prom[0], prom[1])),
         (t["drops"] + s["drops"] + o["drops"] == 0 and
          t["undelivered"] + s["undelivered"] + o["undelivered"] == 0,
          "nothing dropped at vswd's output")]
+
+
+FIELDS = ("rep", "point", "gbps", "cyc_byte", "cyc_dbyte", "cyc_pkt",
+          "deq_pkts", "deq_gso", "rx_pkts", "enq_gso", "sw_gso", "segs",
+          "full", "budget", "drops", "undelivered")
+
+
+def write_csv(path, rows):
+    with open(path, "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=FIELDS, extrasaction="ignore")
+        w.writeheader()
+        for name, rs in rows.items():
+            for rep, r in enumerate(rs):
+                w.writerow(dict(r, rep=rep, point=name))
+
+
+def plot(path, rows):
+    """Two bar panels (medians, every repetition as a point): Gbps and
+    backend cycles per byte taken from the sender."""
+    names = [n for n in rows if rows[n]]
+    lines = ["set terminal pngcairo size 900,420 font ',9'",
+             "set output '%s'" % path,
+             "set multiplot layout 1,2 title 'TSO through vswd "
+             "(bench/offload_tso.py): medians, dots = repetitions'",
+             "set style fill solid 0.5", "set boxwidth 0.6", "set grid y",
+             "set yrange [0:*]", "set xrange [-0.6:%f]" % (len(names) - 0.4),
+             "set xtics (%s)" % ", ".join('"%s" %d' % (n, i)
+                                          for i, n in enumerate(names))]
+    for key, title in (("gbps", "Gbps delivered"),
+                       ("cyc_byte", "backend cycles per byte")):
+        lines.append("$m << EOD")
+        lines += ["%d %g" % (i, statistics.median(r[key] for r in rows[n]))
+                  for i, n in enumerate(names)]
+        lines += ["EOD", "$r << EOD"]
+        lines += ["%d %g" % (i, r[key]) for i, n in enumerate(names)
+                  for r in rows[n]]
+        lines += ["EOD", "set title '%s'" % title,
+                  "plot $m using 1:2 with boxes notitle, "
+                  "$r using 1:2 with points pt 7 ps 0.6 notitle"]
+    lines.append("unset multiplot")
+    r = subprocess.run(["gnuplot"], input="\n".join(lines) + "\n",
+                       text=True, capture_output=True, timeout=60)
+    if r.returncode != 0:
+        log("gnuplot failed: %s" % r.stderr.strip()[-300:])
 
 
 def main():
@@ -298,6 +365,8 @@ def main():
     ap.add_argument("--reps", type=int, default=3)
     ap.add_argument("--window", type=float, default=3.0)
     ap.add_argument("--warmup", type=float, default=1.0)
+    ap.add_argument("--csv", help="every repetition's row to this file")
+    ap.add_argument("--plot", help="a PNG of the medians (gnuplot)")
     ap.add_argument("--keep", action="store_true",
                     help="keep the directory with logs and pcaps")
     ap.add_argument("--frame", type=int, default=BIG,
@@ -365,25 +434,32 @@ def main():
                         r["drops"], r["full"], r["budget"],
                         r["undelivered"]))
                 rows[name].append(r)
+        page = v.ctl("metrics") if args.check else ""
     finally:
         for g in guests:
             g.quit()
         v.stop()
-    print("%-12s %8s %10s %11s %9s %9s %9s" % (
-        "point", "Gbps", "cycles/B", "cycles/pkt", "deq_gso", "enq_gso",
-        "sw_gso"))
+    print("| point | Gbps | cycles/B taken | cycles/B delivered | "
+          "frames taken | TSO whole | sw segmented | segments | "
+          "ring full | budget drops |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     for name, rs in rows.items():
         if not rs:
             continue
 
         def med(k):
             return statistics.median(r[k] for r in rs)
-        print("%-12s %8.2f %10.3f %11.0f %9d %9d %9d" % (
-            name, med("gbps"), med("cyc_byte"), med("cyc_pkt"),
-            med("deq_gso"), med("enq_gso"), med("sw_gso")))
+        print("| %s | %.2f | %.2f | %.2f | %d | %d | %d | %d | %d | %d |" % (
+            name, med("gbps"), med("cyc_byte"), med("cyc_dbyte"),
+            med("deq_pkts"), med("enq_gso"), med("sw_gso"), med("segs"),
+            med("full"), med("budget")))
+    if args.csv:
+        write_csv(args.csv, rows)
+    if args.plot:
+        plot(args.plot, rows)
     if args.check:
         t, s_, o = rows["tso-through"][0], rows["sw-gso"][0], rows["off"][0]
-        for ok, what in verify(args, tmp, t, s_, o, feats):
+        for ok, what in verify(args, tmp, t, s_, o, feats, page):
             print("%s %s" % ("ok  " if ok else "FAIL", what))
             if not ok:
                 fails.append(what)

@@ -179,9 +179,10 @@ def row(x, sname, rname, secs):
             "undelivered": pmd.get("drop_tx_undelivered", 0)}
 
 
-def check_point(args, v, snd, rcv, sname, rname):
+def check_point(args, tmp, v, snd, rcv, sname, rname):
     """The sender's 64 frames once (pcap without infinite_rx): wait until
-    vswd has handled them all, then the receiver's pcap says what came."""
+    vswd has taken them all and its output to the receiver stopped
+    moving, and until the receiver's pcap holds what vswd delivered."""
     v.ctl("flow-add priority=10,in_port=%s,actions=output:%s" % (sname,
                                                                  rname))
     s0 = v.snapshot()
@@ -189,13 +190,16 @@ def check_point(args, v, snd, rcv, sname, rname):
     snd.cmd("port stop 1")  # reopens the pcap: its 64 frames again
     snd.cmd("port start 1")
     snd.cmd("start")
-    end = time.monotonic() + 15
+    pcap = os.path.join(tmp, "%s.rx.pcap" % rname)
+    end, last, x = time.monotonic() + 20, None, None
     while time.monotonic() < end:
         x = snap_delta(v.snapshot(), s0)
-        if x["ports"][sname]["deq_packets"] >= NFRAMES:
+        got = x["ports"][rname]["enq_packets"]
+        if x["ports"][sname]["deq_packets"] >= NFRAMES and got == last and \
+                len(read_pcap(pcap)) >= got:
             break
-        time.sleep(0.2)
-    time.sleep(0.5)  # what vswd took reaches the receiver's pcap
+        last = got
+        time.sleep(0.3)
     snd.cmd("stop")
     rcv.cmd("stop")
     v.ctl("flow-del priority=10,in_port=%s" % sname)
@@ -329,19 +333,20 @@ def write_csv(path, rows):
 
 
 def plot(path, rows):
-    """Two bar panels (medians, every repetition as a point): Gbps and
-    backend cycles per byte taken from the sender."""
+    """Bar panels (medians, every repetition as a point): Gbps and vswd's
+    busy cycles per byte taken from the sender and per byte delivered."""
     names = [n for n in rows if rows[n]]
-    lines = ["set terminal pngcairo size 900,420 font ',9'",
+    lines = ["set terminal pngcairo size 1200,420 font ',9' noenhanced",
              "set output '%s'" % path,
-             "set multiplot layout 1,2 title 'TSO through vswd "
+             "set multiplot layout 1,3 title 'TSO through vswd "
              "(bench/offload_tso.py): medians, dots = repetitions'",
              "set style fill solid 0.5", "set boxwidth 0.6", "set grid y",
              "set yrange [0:*]", "set xrange [-0.6:%f]" % (len(names) - 0.4),
              "set xtics (%s)" % ", ".join('"%s" %d' % (n, i)
                                           for i, n in enumerate(names))]
     for key, title in (("gbps", "Gbps delivered"),
-                       ("cyc_byte", "backend cycles per byte")):
+                       ("cyc_byte", "backend cycles per byte taken"),
+                       ("cyc_dbyte", "backend cycles per byte delivered")):
         lines.append("$m << EOD")
         lines += ["%d %g" % (i, statistics.median(r[key] for r in rows[n]))
                   for i, n in enumerate(names)]
@@ -422,8 +427,8 @@ def main():
                     ("tso-through", s1, r1, "s1", "r1"),
                     ("sw-gso", s1, r2, "s1", "r2"),
                     ("off", s0, r0, "s0", "r0")):
-                r = (check_point if args.check else point)(
-                    args, v, snd, rcv, sn, rn)
+                r = (check_point(args, tmp, v, snd, rcv, sn, rn)
+                     if args.check else point(args, v, snd, rcv, sn, rn))
                 log("rep %d %-11s %6.2f Gbps %6.3f cycles/B (%6.3f per "
                     "delivered B) %7.0f cycles/pkt deq %d deq_gso %d "
                     "enq %d enq_gso %d sw_gso %d segs %d drop_offload %d "

@@ -345,6 +345,7 @@ test_no_pool_dropped(void **state)
 	struct ctx *c = offload_ctx();
 	struct rte_mbuf *m, *got[4];
 	struct vsw_pmd_stats st;
+	struct vsw_port_stats ps;
 	static uint8_t d[FRAME_MAX];
 	struct spec s = {.tso = true, .mss = 100, .payload = 1000};
 
@@ -360,6 +361,12 @@ test_no_pool_dropped(void **state)
 	free_all(got, 1);
 	pmd_stats(c, 0, &st);
 	assert_int_equal(st.c[VSW_PMD_DROP_OFFLOAD], 1);
+	/* counted for the destination it was bound for, not the other */
+	assert_int_equal(vsw_switch_port_stats(c->sw, 1, &ps), 0);
+	assert_int_equal(ps.sw_offload_drops, 1);
+	assert_int_equal(ps.sw_gso_packets, 0);
+	assert_int_equal(vsw_switch_port_stats(c->sw, 2, &ps), 0);
+	assert_int_equal(ps.sw_offload_drops, 0);
 	check_identity(c);
 	ctx_free(c);
 }

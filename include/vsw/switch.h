@@ -244,6 +244,14 @@ struct vsw_port_stats {
 	uint64_t rx;       /* received */
 	uint64_t tx;       /* delivered by the port's tx_burst */
 	uint64_t tx_drops; /* not delivered by tx_burst, or port gone */
+	/* Software offloads for this destination (it could not take them):
+	 * TSO frames segmented, the segments they became, partial checksums
+	 * completed, and packets dropped because segmentation was
+	 * impossible (the PMD's drop_offload, per port). */
+	uint64_t sw_gso_packets;
+	uint64_t sw_gso_segments;
+	uint64_t sw_csum_packets;
+	uint64_t sw_offload_drops;
 };
 /* Summed over PMDs; -ENOENT if there is no such port. */
 int vsw_switch_port_stats(struct vsw_switch *sw, uint16_t port_no,

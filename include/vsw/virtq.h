@@ -41,9 +41,17 @@ struct rte_mempool;
  * burst (dequeue) or dropped as ENQ_DROP_BUDGET (enqueue: the guest's
  * buffers stay posted). Legitimate bursts stay far below: 32 TX chains of
  * 47, 64 RX packets of 32 mergeable buffers.
+ * Enqueue to a guest that negotiated receive offloads: each packet adds
+ * one descriptor per CREDIT_BYTES of its length (up to CREDIT_PKT_MAX) to
+ * the budget as it starts, since 64 TSO frames of 64 KiB into 1.5 KiB
+ * mergeable buffers legitimately need ~2,750. The bound stays set by what
+ * the switch sends, never by the guest: BURST_DESCS + CHAIN_MAX + 64 per
+ * packet, and a guest posting buffers below 1 KiB still meets the cut.
  */
 #define VSW_VIRTQ_CHAIN_MAX 256u
 #define VSW_VIRTQ_BURST_DESCS 2048u
+#define VSW_VIRTQ_CREDIT_BYTES 1024u
+#define VSW_VIRTQ_CREDIT_PKT_MAX 65536u
 #define VSW_MEM_REGIONS_MAX 8u     /* vhost-user VHOST_MEMORY_MAX_NREGIONS */
 
 /* Feature bits the data path looks at (virtio 1.1 numbering). */

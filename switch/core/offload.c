@@ -250,6 +250,7 @@ ol_segment(struct vsw_pmd *pmd, const struct vsw_port *p,
 			 * counts as dropped: in + extra = out + drops */
 			rte_pktmbuf_free(m);
 			ctr_add(&pmd->ctr[VSW_PMD_GSO_EXTRA], idx);
+			ctr_add(&pmd->port_ctr[b->port].sw_gso_segs, idx);
 			return 0;
 		}
 		seg_fix(s, m, idx, off, len, off + len >= total);
@@ -318,6 +319,7 @@ void
 offload_send(struct vsw_pmd *pmd, const struct vsw_port *p,
 	struct vsw_out_batch *b, uint32_t capa)
 {
+	struct vsw_port_ctr *pc = &pmd->port_ctr[b->port];
 	struct ol_out o;
 	uint64_t dropped = 0, gso = 0, csum = 0, extra = 0;
 	uint16_t i;
@@ -352,5 +354,9 @@ offload_send(struct vsw_pmd *pmd, const struct vsw_port *p,
 	ctr_add(&pmd->ctr[VSW_PMD_SW_CSUM], csum);
 	ctr_add(&pmd->ctr[VSW_PMD_GSO_EXTRA], extra);
 	ctr_add(&pmd->ctr[VSW_PMD_DROP_OFFLOAD], dropped);
+	ctr_add(&pc->sw_gso, gso);
+	ctr_add(&pc->sw_gso_segs, gso + extra);
+	ctr_add(&pc->sw_csum, csum);
+	ctr_add(&pc->sw_ol_drops, dropped);
 	b->n = 0;
 }

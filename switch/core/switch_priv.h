@@ -118,6 +118,11 @@ struct vsw_port_ctr {
 	uint64_t rx;
 	uint64_t tx;
 	uint64_t tx_drops;
+	/* software offloads done for this destination (offload.c) */
+	uint64_t sw_gso;
+	uint64_t sw_gso_segs;
+	uint64_t sw_csum;
+	uint64_t sw_ol_drops;
 };
 
 struct vsw_pmd {

@@ -95,10 +95,18 @@ vsw_switch_port_stats(
 		out->rx += ctr_read(&pc->rx);
 		out->tx += ctr_read(&pc->tx);
 		out->tx_drops += ctr_read(&pc->tx_drops);
+		out->sw_gso_packets += ctr_read(&pc->sw_gso);
+		out->sw_gso_segments += ctr_read(&pc->sw_gso_segs);
+		out->sw_csum_packets += ctr_read(&pc->sw_csum);
+		out->sw_offload_drops += ctr_read(&pc->sw_ol_drops);
 	}
 	out->rx -= sw->port_base[port_no].rx;
 	out->tx -= sw->port_base[port_no].tx;
 	out->tx_drops -= sw->port_base[port_no].tx_drops;
+	out->sw_gso_packets -= sw->port_base[port_no].sw_gso;
+	out->sw_gso_segments -= sw->port_base[port_no].sw_gso_segs;
+	out->sw_csum_packets -= sw->port_base[port_no].sw_csum;
+	out->sw_offload_drops -= sw->port_base[port_no].sw_ol_drops;
 	return 0;
 }
 
@@ -115,5 +123,9 @@ port_stats_rebase(struct vsw_switch *sw, uint16_t port_no)
 		b->rx += ctr_read(&pc->rx);
 		b->tx += ctr_read(&pc->tx);
 		b->tx_drops += ctr_read(&pc->tx_drops);
+		b->sw_gso += ctr_read(&pc->sw_gso);
+		b->sw_gso_segs += ctr_read(&pc->sw_gso_segs);
+		b->sw_csum += ctr_read(&pc->sw_csum);
+		b->sw_ol_drops += ctr_read(&pc->sw_ol_drops);
 	}
 }

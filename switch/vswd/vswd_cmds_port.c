@@ -419,6 +419,11 @@ show_port_text(struct vswd_port *p, const struct vsw_port_stats *ps,
 	vsw_ctl_reply_printf(r, "  link: %s\n", link_state(p, vi));
 	vsw_ctl_reply_printf(r, "  switch: rx=%" PRIu64 " tx=%" PRIu64
 		" tx_drops=%" PRIu64 "\n", ps->rx, ps->tx, ps->tx_drops);
+	vsw_ctl_reply_printf(r, "  software offloads for it: %" PRIu64
+		" TSO frames segmented into %" PRIu64 " segments, %" PRIu64
+		" checksums completed, %" PRIu64 " dropped\n",
+		ps->sw_gso_packets, ps->sw_gso_segments, ps->sw_csum_packets,
+		ps->sw_offload_drops);
 	if (p->type != VSWD_PORT_VHOST) {
 		show_eth(p, r);
 		return;
@@ -473,6 +478,10 @@ show_port_json(struct vswd_port *p, const struct vsw_port_stats *ps,
 	vsw_ctl_reply_json_str(r, link_state(p, vi));
 	vsw_ctl_reply_printf(r, ", \"rx\": %" PRIu64 ", \"tx\": %" PRIu64
 		", \"tx_drops\": %" PRIu64, ps->rx, ps->tx, ps->tx_drops);
+	vsw_ctl_reply_printf(r, ", \"sw_gso_packets\": %" PRIu64
+		", \"sw_gso_segments\": %" PRIu64 ", \"sw_csum_packets\": %"
+		PRIu64 ", \"sw_offload_drops\": %" PRIu64, ps->sw_gso_packets,
+		ps->sw_gso_segments, ps->sw_csum_packets, ps->sw_offload_drops);
 	if (p->type == VSWD_PORT_VHOST) {
 		vsw_ctl_reply_printf(r,
 			", \"queue_pairs\": %u, \"max_ring_size\": %u, "

@@ -87,6 +87,38 @@ is_error_stat(int s)
 		s <= VSW_VIRTQ_STAT_ERR_RING_BROKEN;
 }
 
+/* What vswd did in software for a destination that could not take a
+ * packet's offloads (port-show "software offloads for it"). */
+static void
+ports_sw_offload(
+	struct vsw_ctl_reply *r, const struct port_snap *s, unsigned n)
+{
+	const char *gso = "vsw_port_sw_gso_frames_total";
+	const char *seg = "vsw_port_sw_gso_segments_total";
+	const char *csum = "vsw_port_sw_csum_packets_total";
+	const char *drop = "vsw_port_sw_offload_drops_total";
+
+	family(r, gso, "counter", "TSO frames vswd segmented in software for "
+		"a port without TSO.");
+	for (unsigned i = 0; i < n; i++)
+		port_sample(r, gso, s[i].p->name, NULL, NULL,
+			s[i].ps.sw_gso_packets);
+	family(r, seg, "counter", "Segments those TSO frames became.");
+	for (unsigned i = 0; i < n; i++)
+		port_sample(r, seg, s[i].p->name, NULL, NULL,
+			s[i].ps.sw_gso_segments);
+	family(r, csum, "counter", "Partial checksums vswd completed in "
+		"software for a port without checksum offload.");
+	for (unsigned i = 0; i < n; i++)
+		port_sample(r, csum, s[i].p->name, NULL, NULL,
+			s[i].ps.sw_csum_packets);
+	family(r, drop, "counter", "Packets for a port that vswd could not "
+		"segment (no mbuf): dropped.");
+	for (unsigned i = 0; i < n; i++)
+		port_sample(r, drop, s[i].p->name, NULL, NULL,
+			s[i].ps.sw_offload_drops);
+}
+
 static void
 ports_switch(struct vsw_ctl_reply *r, const struct port_snap *s, unsigned n)
 {
@@ -105,6 +137,7 @@ ports_switch(struct vsw_ctl_reply *r, const struct port_snap *s, unsigned n)
 	for (unsigned i = 0; i < n; i++)
 		port_sample(r, "vsw_port_tx_drops_total", s[i].p->name, NULL,
 			NULL, s[i].ps.tx_drops);
+	ports_sw_offload(r, s, n);
 }
 
 static void

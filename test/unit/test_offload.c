@@ -236,14 +236,25 @@ one_case(struct ctx *c, struct spec *s)
 	static uint8_t d[FRAME_MAX], b[FRAME_MAX];
 	struct rte_mbuf *m, *got[600];
 	struct vsw_pmd_stats st0, st1;
-	unsigned n;
+	struct vsw_port_stats p0[3], p1[3];
+	unsigned n, k;
 
 	build(d, s);
 	m = to_mbuf(d, s);
 	pmd_stats(c, 0, &st0);
+	for (k = 0; k < 3; k++)
+		assert_int_equal(vsw_switch_port_stats(c->sw, k, &p0[k]), 0);
 	inject(c, 0, &m, 1);
 	poll_all(c);
 	pmd_stats(c, 0, &st1);
+	for (k = 0; k < 3; k++)
+		assert_int_equal(vsw_switch_port_stats(c->sw, k, &p1[k]), 0);
+	/* per destination: only p1 (no offloads) had work done for it */
+	for (k = 0; k < 3; k += 2) {
+		assert_int_equal(p1[k].sw_gso_packets, p0[k].sw_gso_packets);
+		assert_int_equal(p1[k].sw_gso_segments, p0[k].sw_gso_segments);
+		assert_int_equal(p1[k].sw_csum_packets, p0[k].sw_csum_packets);
+	}
 	/* the capable port: the very packet, offload metadata and all */
 	assert_int_equal(collect(c, 2, got, 600), 1);
 	assert_true(got[0]->ol_flags &
@@ -260,6 +271,11 @@ one_case(struct ctx *c, struct spec *s)
 		assert_int_equal(
 			st1.c[VSW_PMD_GSO_EXTRA] - st0.c[VSW_PMD_GSO_EXTRA],
 			n - 1);
+		assert_int_equal(
+			p1[1].sw_gso_packets - p0[1].sw_gso_packets, 1);
+		assert_int_equal(
+			p1[1].sw_gso_segments - p0[1].sw_gso_segments, n);
+		assert_int_equal(p1[1].sw_csum_packets, p0[1].sw_csum_packets);
 	} else {
 		const uint8_t *x;
 
@@ -273,7 +289,11 @@ one_case(struct ctx *c, struct spec *s)
 			s->len - s->l4 - (s->udp ? 8 : 18));
 		assert_int_equal(
 			st1.c[VSW_PMD_SW_CSUM] - st0.c[VSW_PMD_SW_CSUM], 1);
+		assert_int_equal(
+			p1[1].sw_csum_packets - p0[1].sw_csum_packets, 1);
+		assert_int_equal(p1[1].sw_gso_packets, p0[1].sw_gso_packets);
 	}
+	assert_int_equal(p1[1].sw_offload_drops, p0[1].sw_offload_drops);
 	free_all(got, n);
 	check_identity(c);
 }
@@ -325,6 +345,7 @@ test_no_pool_dropped(void **state)
 	struct ctx *c = offload_ctx();
 	struct rte_mbuf *m, *got[4];
 	struct vsw_pmd_stats st;
+	struct vsw_port_stats ps;
 	static uint8_t d[FRAME_MAX];
 	struct spec s = {.tso = true, .mss = 100, .payload = 1000};
 
@@ -340,6 +361,12 @@ test_no_pool_dropped(void **state)
 	free_all(got, 1);
 	pmd_stats(c, 0, &st);
 	assert_int_equal(st.c[VSW_PMD_DROP_OFFLOAD], 1);
+	/* counted for the destination it was bound for, not the other */
+	assert_int_equal(vsw_switch_port_stats(c->sw, 1, &ps), 0);
+	assert_int_equal(ps.sw_offload_drops, 1);
+	assert_int_equal(ps.sw_gso_packets, 0);
+	assert_int_equal(vsw_switch_port_stats(c->sw, 2, &ps), 0);
+	assert_int_equal(ps.sw_offload_drops, 0);
 	check_identity(c);
 	ctx_free(c);
 }

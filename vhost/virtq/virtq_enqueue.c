@@ -271,7 +271,13 @@ enqueue_burst(struct vsw_virtq *vq, struct rte_mbuf **pkts, uint16_t n,
 	uint16_t i, out = 0;
 
 	for (i = 0; i < n; i++) {
-		int rc = enqueue_one(vq, pkts[i], avail_end, mrg, offl, log, &why);
+		int rc;
+
+		if (offl) /* TSO frames: the budget grows with the bytes */
+			vq->budget += RTE_MIN(pkts[i]->pkt_len,
+					      VSW_VIRTQ_CREDIT_PKT_MAX) /
+				      VSW_VIRTQ_CREDIT_BYTES;
+		rc = enqueue_one(vq, pkts[i], avail_end, mrg, offl, log, &why);
 
 		if (likely(rc == ENQ_OK)) {
 			bytes += pkts[i]->pkt_len;

@@ -228,9 +228,10 @@ int
 vsw_switch_domain_del(struct vsw_switch *sw, uint32_t vni)
 {
 	struct vsw_overlay *ov = sw->ov;
+	struct vsw_mac_table *mac;
 	struct ov_table *t;
 	struct ov_dom *d;
-	unsigned i;
+	unsigned i, id;
 	bool found = false;
 
 	if (ov->table == NULL)
@@ -249,9 +250,11 @@ vsw_switch_domain_del(struct vsw_switch *sw, uint32_t vni)
 	for (uint32_t r = 0; d->rmac != NULL && r <= d->rmask; r++)
 		if (d->rmac[r].key != 0)
 			neigh_unref(ov, d->rmac[r].vtep);
+	mac = d->mac;
+	id = d->id;
 	publish(sw, t, d); /* frees d's version after the grace period */
-	mac_table_destroy(d->mac);
-	ov->id_used[d->id] = false;
+	mac_table_destroy(mac);
+	ov->id_used[id] = false;
 	return 0;
 }
 

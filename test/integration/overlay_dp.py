@@ -83,6 +83,11 @@ class Net:
                                       self.gg[i]))
             self.mac[i] = info[0]["address"]
 
+    def kstats(self, i):
+        """The kernel's counters of underlay veth i."""
+        return json.loads(self.ns(self.host[i], "ip", "-s", "-j", "link",
+                                  "show", self.ul[i]))[0]["stats64"]
+
     def down(self):
         for n in self.host + self.guest:
             sh("ip", "netns", "del", n, check_rc=False)
@@ -195,16 +200,21 @@ def run(c, net, tmp, build, vs):
              "vxlan_unknown", "vxlan_copy", "vxlan_offload"))}
         c.check(not bad, "vswd %d: no decap errors %s" % (i, bad))
     # Whatever A encapsulated B decapsulated, but for what the underlay
-    # lost on the way, counted (A's tx drops, B's packet-socket ring
-    # overflows: imissed), and that little.
+    # lost on the way, counted: A's tx drops and packet-socket send errors
+    # (oerrors), the veth pair's own drops (kernel counters), B's
+    # packet-socket ring overflows (imissed); and that little.
     for i in range(2):
-        tx = vs[i].port("ul")
-        rx = vs[1 - i].port("ul")
-        lost = tx["tx_drops"] + rx["eth_stats"]["imissed"]
+        tx, rx = vs[i].port("ul"), vs[1 - i].port("ul")
+        kt, kr = net.kstats(i), net.kstats(1 - i)
+        lost = (tx["tx_drops"] + tx["eth_stats"]["oerrors"] +
+                kt["tx"]["dropped"] + kr["rx"]["dropped"] +
+                rx["eth_stats"]["imissed"])
         e, d = ctr[i]["vxlan_encap"], ctr[1 - i]["vxlan_decap"]
         c.check(e > 0 and d <= e <= d + lost and lost * 100 <= e,
                 "encap %d on vswd %d = decap %d on the other + %d lost "
-                "on the underlay (counted)" % (e, i, d, lost))
+                "on the underlay (counted)" % (e, i, d, lost),
+                json.dumps({"tx": tx["eth_stats"], "rx": rx["eth_stats"],
+                            "ktx": kt, "krx": kr}))
     for v in vs:
         vswd_end(c, v)
 

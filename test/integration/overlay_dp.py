@@ -183,6 +183,15 @@ def run(c, net, tmp, build, vs):
     c.check(got == 0 and after - before == sent,
             "1465 B inner frames dropped as vxlan_too_big: %d replies, "
             "%d counted of %d" % (got, after - before, sent))
+    # The running configuration gives the overlay back, in replay order.
+    for i in range(2):
+        cmds = vs[i].ctl("config-show --json")["commands"]
+        want = config(net, i)[3:]
+        got = [x for x in cmds if x.split()[0] in (
+            "overlay-set", "domain-add", "domain-port-add", "vtep-add",
+            "mac-add")]
+        c.check(got == want, "vswd %d: config-show has the overlay lines"
+                % i, json.dumps(cmds))
     ctr = [v.ctl("overlay-show --json")["counters"] for v in vs]
     for i in range(2):
         identity(c, vs[i], "vswd %d" % i)

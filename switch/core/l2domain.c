@@ -369,6 +369,26 @@ vsw_switch_domain_port_del(struct vsw_switch *sw, uint32_t vni,
 	return 0;
 }
 
+void
+overlay_port_gone(struct vsw_switch *sw, uint16_t port_no)
+{
+	const struct ov_table *cur = sw->ov->table;
+	struct ov_table *t;
+
+	if (cur == NULL)
+		return;
+	if (cur->port_dom[port_no] != 0)
+		vsw_switch_domain_port_del(sw,
+			cur->dom[cur->port_dom[port_no] - 1]->vni, port_no);
+	cur = sw->ov->table;
+	if (cur->on && cur->cfg.underlay == port_no &&
+		(t = table_clone(sw->ov)) != NULL) {
+		t->on = false;
+		t->cfg.underlay = OV_NO_PORT;
+		publish(sw, t, NULL);
+	}
+}
+
 /* ---- neighbours (remote VTEPs) ---- */
 
 /* The slot of ip, taken (a new one if needed) with one more reference;

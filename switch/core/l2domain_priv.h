@@ -167,6 +167,9 @@ ov_dom_find(const struct ov_table *t, uint32_t vni)
 /* l2domain.c */
 int overlay_init(struct vsw_switch *sw);
 void overlay_fini(struct vsw_switch *sw);
+/* Before a port goes: it leaves its domain; if it is the underlay, the
+ * overlay is unset (overlay_set again once it is back). */
+void overlay_port_gone(struct vsw_switch *sw, uint16_t port_no);
 
 /* l2domain_dp.c: called by the PMD loop. ingress takes the packets of a
  * domain port, and from the underlay the VXLAN and ARP ones for the local

@@ -513,6 +513,17 @@ test_control(void **state)
 	assert_int_equal(in.n_remote_macs, 150);
 	assert_int_equal(vsw_switch_domain_del(c->sw, 1), 0);
 	assert_int_equal(vsw_switch_domain_del(c->sw, 1), -ENOENT);
+	/* a deleted port leaves its domain (its number may be reused); a
+	 * deleted underlay unsets the overlay */
+	struct vsw_overlay_config oc;
+
+	assert_int_equal(vsw_switch_port_del(c->sw, 2), 0);
+	assert_int_equal(vsw_switch_domain_get(c->sw, VNI, &in), 0);
+	assert_int_equal(in.n_ports, 1);
+	assert_int_equal(in.ports[0], 1);
+	assert_int_equal(vsw_switch_overlay_get(c->sw, &oc), 0);
+	assert_int_equal(vsw_switch_port_del(c->sw, 0), 0);
+	assert_int_equal(vsw_switch_overlay_get(c->sw, &oc), -ENOENT);
 	/* the neighbours that domain 1 alone named are gone with it */
 	assert_int_equal(vsw_switch_overlay_neighs(c->sw, NULL, 0), 2);
 	assert_int_equal(vsw_switch_domain_del(c->sw, VNI), 0);

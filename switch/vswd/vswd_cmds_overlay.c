@@ -141,20 +141,26 @@ vswd_cmd_overlay_set(void *ctx, int argc, char **argv,
 	int rc;
 
 	for (int i = 1; i < argc; i++) {
-		if (strncmp(argv[i], "underlay=", 9) == 0)
+		char *end = NULL;
+
+		if (strncmp(argv[i], "underlay=", 9) == 0) {
 			ul = argv[i] + 9;
-		else if (strncmp(argv[i], "local-ip=", 9) == 0)
+		} else if (strncmp(argv[i], "local-ip=", 9) == 0) {
 			ip = argv[i] + 9;
-		else if (strncmp(argv[i], "mtu=", 4) == 0)
-			mtu_arg = (mtu = strtoul(argv[i] + 4, NULL, 10)) != 0;
-		else
-			{
-		vsw_ctl_reply_error(r, "unknown '%s'", argv[i]);
-		return;
+		} else if (strncmp(argv[i], "mtu=", 4) == 0) {
+			mtu_arg = true;
+			mtu = strtoul(argv[i] + 4, &end, 10);
+			if (*end != '\0' || mtu < 100 || mtu > 65535) {
+				vsw_ctl_reply_error(r, "bad mtu '%s' "
+					"(100..65535)", argv[i] + 4);
+				return;
+			}
+		} else {
+			vsw_ctl_reply_error(r, "unknown '%s'", argv[i]);
+			return;
+		}
 	}
-	}
-	if (ul == NULL || ip == NULL)
-		{
+	if (ul == NULL || ip == NULL) {
 		vsw_ctl_reply_error(r, "need underlay=PORT and "
 			"local-ip=A.B.C.D");
 		return;
@@ -162,14 +168,12 @@ vswd_cmd_overlay_set(void *ctx, int argc, char **argv,
 	if ((p = port_arg(d, ul, r)) == NULL ||
 		parse_ip(ip, &c.local_ip, r) < 0)
 		return;
-	if (p->type != VSWD_PORT_DPDK)
-		{
+	if (p->type != VSWD_PORT_DPDK) {
 		vsw_ctl_reply_error(r, "underlay '%s' is not a dpdk "
 			"port", ul);
 		return;
 	}
-	if (rte_eth_macaddr_get(p->eth_port, &ea) != 0)
-		{
+	if (rte_eth_macaddr_get(p->eth_port, &ea) != 0) {
 		vsw_ctl_reply_error(r, "cannot read the MAC of '%s'",
 			ul);
 		return;
@@ -177,8 +181,7 @@ vswd_cmd_overlay_set(void *ctx, int argc, char **argv,
 	if (mtu == 0)
 		mtu = rte_eth_dev_get_mtu(p->eth_port, &dev_mtu) == 0 ?
 			dev_mtu : 1500;
-	if (mtu > 65535)
-		{
+	if (mtu > 65535) {
 		vsw_ctl_reply_error(r, "bad mtu");
 		return;
 	}
@@ -186,8 +189,7 @@ vswd_cmd_overlay_set(void *ctx, int argc, char **argv,
 	c.underlay = p->port_no;
 	c.mtu = (uint16_t)mtu;
 	rc = vsw_switch_overlay_set(d->sw, &c);
-	if (rc < 0)
-		{
+	if (rc < 0) {
 		reply_rc(r, rc, "overlay-set");
 		return;
 	}
@@ -282,8 +284,7 @@ vswd_cmd_domain_add(void *ctx, int argc, char **argv,
 		return;
 	rc = add ? vsw_switch_domain_add(d->sw, vni) :
 		   vsw_switch_domain_del(d->sw, vni);
-	if (rc < 0)
-		{
+	if (rc < 0) {
 		reply_rc(r, rc, argv[0]);
 		return;
 	}
@@ -307,8 +308,7 @@ vswd_cmd_domain_port(void *ctx, int argc, char **argv,
 		return;
 	rc = add ? vsw_switch_domain_port_add(d->sw, vni, p->port_no) :
 		   vsw_switch_domain_port_del(d->sw, vni, p->port_no);
-	if (rc < 0)
-		{
+	if (rc < 0) {
 		reply_rc(r, rc, argv[0]);
 		return;
 	}
@@ -329,8 +329,7 @@ vswd_cmd_vtep(void *ctx, int argc, char **argv, struct vsw_ctl_reply *r)
 		return;
 	rc = add ? vsw_switch_vtep_add(d->sw, vni, ip) :
 		   vsw_switch_vtep_del(d->sw, vni, ip);
-	if (rc < 0)
-		{
+	if (rc < 0) {
 		reply_rc(r, rc, argv[0]);
 		return;
 	}
@@ -347,8 +346,7 @@ vswd_cmd_mac(void *ctx, int argc, char **argv, struct vsw_ctl_reply *r)
 	uint32_t vni, ip = 0;
 	int rc;
 
-	if (add != (argc == 4))
-		{
+	if (add != (argc == 4)) {
 		vsw_ctl_reply_error(r, "usage: mac-add VNI MAC IP | "
 			"mac-del VNI MAC");
 		return;
@@ -358,8 +356,7 @@ vswd_cmd_mac(void *ctx, int argc, char **argv, struct vsw_ctl_reply *r)
 		return;
 	rc = add ? vsw_switch_domain_mac_add(d->sw, vni, mac, ip) :
 		   vsw_switch_domain_mac_del(d->sw, vni, mac);
-	if (rc < 0)
-		{
+	if (rc < 0) {
 		reply_rc(r, rc, argv[0]);
 		return;
 	}

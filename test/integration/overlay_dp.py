@@ -183,6 +183,17 @@ def run(c, net, tmp, build, vs):
     c.check(got == 0 and after - before == sent,
             "1465 B inner frames dropped as vxlan_too_big: %d replies, "
             "%d counted of %d" % (got, after - before, sent))
+    # Refusals: an error reply each, nothing changed.
+    for bad in ("domain-add 0", "domain-add 16777216", "domain-add 5001",
+                "mac-add 5001 01:00:5e:00:00:01 192.168.77.2",
+                "mac-add 5001 52:54:00:00:00 192.168.77.2",
+                "vtep-add 5001 %s" % VTEP[0], "domain-port-add 5001 nope",
+                "domain-port-add 5001 ul",
+                "overlay-set underlay=vm local-ip=1.2.3.4",
+                "overlay-set underlay=ul local-ip=1.2.3.4 mtu=abc",
+                "mac-del 5001 52:54:00:00:00:99"):
+        st, body = vs[0].request(bad)
+        c.check(st == 1, "refused: %s (%s)" % (bad, str(body).strip()))
     # The running configuration gives the overlay back, in replay order.
     for i in range(2):
         cmds = vs[i].ctl("config-show --json")["commands"]

@@ -171,6 +171,26 @@ void overlay_fini(struct vsw_switch *sw);
  * overlay is unset (overlay_set again once it is back). */
 void overlay_port_gone(struct vsw_switch *sw, uint16_t port_no);
 
+/* l2domain.c, for l2domain_rmac.c: */
+/* A clone of domain vni in a clone of the table, to change and then
+ * commit(); -ENOENT, -ENOMEM. */
+struct dom_edit {
+	struct ov_table *t;
+	struct ov_dom *d;
+	struct ov_dom *old;
+};
+int dom_edit_begin(struct vsw_switch *sw, uint32_t vni, struct dom_edit *e);
+void dom_edit_abort(struct dom_edit *e);
+/* Publish e's clones; the old domain version is freed after the grace
+ * period. */
+void dom_edit_commit(struct vsw_switch *sw, struct dom_edit *e);
+/* The neighbour slot of ip with one more reference (a new slot if need
+ * be), or -ENOSPC; unref drops one and frees the slot at zero. */
+int neigh_ref(struct vsw_overlay *ov, uint32_t ip);
+void neigh_unref(struct vsw_overlay *ov, uint16_t slot);
+/* A remote VTEP address: not 0, broadcast or the local IP. */
+bool ip_ok(const struct vsw_switch *sw, uint32_t ip);
+
 /* l2domain_dp.c: called by the PMD loop. ingress takes the packets of a
  * domain port, and from the underlay the VXLAN and ARP ones for the local
  * VTEP; it leaves the rest in pkts[0 .. returned) for the rule table. */

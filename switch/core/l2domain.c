@@ -102,8 +102,8 @@ table_derive(struct ov_table *t, const struct vsw_overlay *ov)
 		while (t->neigh_of[h & (OV_NEIGH_HASH - 1)] != 0)
 			h++;
 		t->neigh_of[h & (OV_NEIGH_HASH - 1)] = (uint16_t)(s + 1);
-		vsw_vxlan_tmpl_init(&t->tmpl[s], t->cfg.local_mac,
-			t->cfg.local_ip, ip);
+		vsw_vxlan_tmpl_init(
+			&t->tmpl[s], t->cfg.local_mac, t->cfg.local_ip, ip);
 	}
 }
 
@@ -122,8 +122,8 @@ publish(struct vsw_switch *sw, struct ov_table *t, struct ov_dom *old_dom)
 }
 
 int
-vsw_switch_overlay_set(struct vsw_switch *sw,
-	const struct vsw_overlay_config *c)
+vsw_switch_overlay_set(
+	struct vsw_switch *sw, const struct vsw_overlay_config *c)
 {
 	struct vsw_overlay *ov = sw->ov;
 	struct ov_table *t;
@@ -148,8 +148,8 @@ vsw_switch_overlay_set(struct vsw_switch *sw,
 }
 
 int
-vsw_switch_overlay_get(const struct vsw_switch *sw,
-	struct vsw_overlay_config *c)
+vsw_switch_overlay_get(
+	const struct vsw_switch *sw, struct vsw_overlay_config *c)
 {
 	if (sw->ov->table == NULL || !sw->ov->table->on)
 		return -ENOENT;
@@ -198,8 +198,8 @@ vsw_switch_domain_add(struct vsw_switch *sw, uint32_t vni)
 	d = calloc(1, sizeof(*d));
 	t = table_clone(ov);
 	if (d != NULL)
-		d->mac = mac_table_create(VSW_SWITCH_DOMAIN_MAC_ENTRIES,
-			sw->cfg.mac_max_age);
+		d->mac = mac_table_create(
+			VSW_SWITCH_DOMAIN_MAC_ENTRIES, sw->cfg.mac_max_age);
 	if (d == NULL || t == NULL || d->mac == NULL) {
 		if (d != NULL)
 			mac_table_destroy(d->mac);
@@ -257,7 +257,6 @@ vsw_switch_domain_del(struct vsw_switch *sw, uint32_t vni)
 	return 0;
 }
 
-
 int
 dom_edit_begin(struct vsw_switch *sw, uint32_t vni, struct dom_edit *e)
 {
@@ -308,15 +307,14 @@ dom_edit_commit(struct vsw_switch *sw, struct dom_edit *e)
 }
 
 int
-vsw_switch_domain_port_add(struct vsw_switch *sw, uint32_t vni,
-	uint16_t port_no)
+vsw_switch_domain_port_add(
+	struct vsw_switch *sw, uint32_t vni, uint16_t port_no)
 {
 	const struct ov_table *cur = sw->ov->table;
 	struct dom_edit e;
 	int rc;
 
-	if (port_no >= VSW_SWITCH_MAX_PORTS ||
-		sw->ports->port[port_no] == NULL)
+	if (port_no >= VSW_SWITCH_MAX_PORTS || sw->ports->port[port_no] == NULL)
 		return -ENOENT;
 	if (cur != NULL && cur->on && cur->cfg.underlay == port_no)
 		return -EBUSY;
@@ -324,8 +322,8 @@ vsw_switch_domain_port_add(struct vsw_switch *sw, uint32_t vni,
 	if (rc < 0)
 		return rc;
 	if (cur->port_dom[port_no] != 0) {
-		rc = cur->dom[cur->port_dom[port_no] - 1]->vni == vni ?
-			-EEXIST : -EBUSY;
+		rc = cur->dom[cur->port_dom[port_no] - 1]->vni == vni ? -EEXIST
+								      : -EBUSY;
 	} else if (e.d->n_ports == VSW_SWITCH_DOMAIN_PORTS) {
 		rc = -ENOSPC;
 	}
@@ -339,8 +337,8 @@ vsw_switch_domain_port_add(struct vsw_switch *sw, uint32_t vni,
 }
 
 int
-vsw_switch_domain_port_del(struct vsw_switch *sw, uint32_t vni,
-	uint16_t port_no)
+vsw_switch_domain_port_del(
+	struct vsw_switch *sw, uint32_t vni, uint16_t port_no)
 {
 	struct dom_edit e;
 	unsigned i;
@@ -370,8 +368,8 @@ overlay_port_gone(struct vsw_switch *sw, uint16_t port_no)
 	if (cur == NULL)
 		return;
 	if (cur->port_dom[port_no] != 0)
-		vsw_switch_domain_port_del(sw,
-			cur->dom[cur->port_dom[port_no] - 1]->vni, port_no);
+		vsw_switch_domain_port_del(
+			sw, cur->dom[cur->port_dom[port_no] - 1]->vni, port_no);
 	cur = sw->ov->table;
 	if (cur->on && cur->cfg.underlay == port_no &&
 		(t = table_clone(sw->ov)) != NULL) {

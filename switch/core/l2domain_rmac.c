@@ -73,8 +73,8 @@ rmac_room(struct dom_edit *e)
 }
 
 int
-vsw_switch_domain_mac_add(struct vsw_switch *sw, uint32_t vni,
-	const uint8_t mac[6], uint32_t ip)
+vsw_switch_domain_mac_add(
+	struct vsw_switch *sw, uint32_t vni, const uint8_t mac[6], uint32_t ip)
 {
 	struct vsw_overlay *ov = sw->ov;
 	uint64_t key = ov_mac_key(mac);
@@ -114,8 +114,8 @@ vsw_switch_domain_mac_add(struct vsw_switch *sw, uint32_t vni,
 }
 
 int
-vsw_switch_domain_mac_del(struct vsw_switch *sw, uint32_t vni,
-	const uint8_t mac[6])
+vsw_switch_domain_mac_del(
+	struct vsw_switch *sw, uint32_t vni, const uint8_t mac[6])
 {
 	uint64_t key = ov_mac_key(mac);
 	struct dom_edit e;

@@ -398,7 +398,10 @@ neigh_ref(struct vsw_overlay *ov, uint32_t ip)
 	}
 	if (free_slot < 0)
 		return -ENOSPC;
-	ov->neigh[free_slot] = (struct ov_neigh){.ip = ip, .refs = 1};
+	ov->neigh[free_slot].refs = 1;
+	ov->neigh[free_slot].last_req = 0;
+	__atomic_store_n(&ov->neigh[free_slot].mac, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&ov->neigh[free_slot].ip, ip, __ATOMIC_RELAXED);
 	return free_slot;
 }
 
@@ -410,7 +413,7 @@ neigh_unref(struct vsw_overlay *ov, uint16_t slot)
 	struct ov_neigh *n = &ov->neigh[slot];
 
 	if (n->refs > 0 && --n->refs == 0) {
-		n->ip = 0;
+		__atomic_store_n(&n->ip, 0, __ATOMIC_RELAXED);
 		__atomic_store_n(&n->mac, 0, __ATOMIC_RELAXED);
 	}
 }

@@ -30,7 +30,7 @@
 #define OV_MAC_KNOWN (1ull << 48)
 
 struct ov_neigh {
-	uint32_t ip;       /* control; 0 = free slot */
+	uint32_t ip;       /* control writes (atomic: PMDs read); 0 = free */
 	uint32_t refs;     /* control: flood-list entries + remote MACs */
 	uint64_t mac;      /* atomic: PMDs learn, control resets */
 	uint64_t last_req; /* control: time of the last ARP request */
@@ -105,7 +105,8 @@ ov_neigh_find(const struct ov_table *t, const struct vsw_overlay *ov,
 
 		if (s == 0)
 			return -1;
-		if (ov->neigh[s - 1].ip == ip)
+		if (__atomic_load_n(&ov->neigh[s - 1].ip, __ATOMIC_RELAXED) ==
+			ip)
 			return (int)s - 1;
 	}
 	return -1;

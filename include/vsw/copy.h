@@ -96,6 +96,38 @@ extern _Thread_local struct vsw_copy_stats vsw_copy_thread_stats
 	__attribute__((tls_model("initial-exec")));
 extern bool vsw_copy_validating;
 void vsw_copy_validate_small_slow(void *dst, const void *src, size_t n);
+/* Effective large-path threshold (SIZE_MAX: off); written by the engine. */
+extern size_t vsw_copy_large_min;
+/* Entry tables of the x86 ISAs (copy_v64.h names the one compiled for). */
+extern const struct vsw_copy_ops vsw_copy_ops_sse2;
+extern const struct vsw_copy_ops vsw_copy_ops_avx2;
+extern const struct vsw_copy_ops vsw_copy_ops_avx512;
+
+static inline void
+vsw_copy_count_(enum vsw_copy_path path, size_t n)
+{
+#ifdef VSW_COPY_STATS
+	vsw_copy_thread_stats.copies[path]++;
+	vsw_copy_thread_stats.bytes[path] += n;
+#else
+	(void)path;
+	(void)n;
+#endif
+}
+
+/* The large path: the CPU's own string copy (fast with ERMS/FSRM). */
+static inline void
+vsw_copy_large_(void *dst, const void *src, size_t n)
+{
+#if defined(__x86_64__)
+	__asm__ volatile("rep movsb"
+			 : "+D"(dst), "+S"(src), "+c"(n)
+			 :
+			 : "memory");
+#else
+	__builtin_memcpy(dst, src, n);
+#endif
+}
 
 /* Straight-line copy of n <= 64 bytes: two overlapping moves per class. */
 static inline void
@@ -161,9 +193,29 @@ vsw_copy_disjoint(const void *dst, const void *src, size_t n)
 }
 
 /*
- * Copy n bytes from src to dst. Buffers must not overlap. Any alignment.
+ * VSW_COPY_INLINE (code compiled once per ISA, e.g. the virtq data path):
+ * the body of the ISA this file is compiled for is inlined into vsw_copy()
+ * and runs whenever the engine's active table is that ISA's own; any other
+ * table (another implementation selected, the validator on) is called as
+ * usual, so selection and validation keep working.
  */
+#ifdef VSW_COPY_INLINE
+#include <vsw/copy_v64.h>
+
+#include <vsw/copy_body.h>
+#endif
+
+/*
+ * Copy n bytes from src to dst. Buffers must not overlap. Any alignment.
+ * Inlined by force under VSW_COPY_INLINE: with the body inside, gcc
+ * otherwise made it one out-of-line function per file, and every copy,
+ * 64-byte ones too, paid a call (enqueue at 64 B: 74 -> 91 cycles/packet).
+ */
+#ifdef VSW_COPY_INLINE
+static inline __attribute__((always_inline)) void
+#else
 static inline void
+#endif
 vsw_copy(void *dst, const void *src, size_t n)
 {
 	const struct vsw_copy_ops *ops;
@@ -185,6 +237,15 @@ vsw_copy(void *dst, const void *src, size_t n)
 	}
 	/* Tables are immutable statics: a relaxed load sees a whole one. */
 	ops = __atomic_load_n(&vsw_copy_active_ops, __ATOMIC_RELAXED);
+#ifdef VSW_COPY_INLINE
+	if (ops == &VSW_COPY_V64_OPS) {
+		copy_body(dst, src, n,
+			(((uintptr_t)dst ^ (uintptr_t)src) &
+				(VSW_COPY_ALIGN - 1)) == 0,
+			true, true);
+		return;
+	}
+#endif
 	if ((((uintptr_t)dst ^ (uintptr_t)src) & (VSW_COPY_ALIGN - 1)) == 0)
 		ops->aligned(dst, src, n);
 	else

@@ -123,21 +123,21 @@ copy_body(void *dst, const void *src, size_t n, bool coaligned, bool entry,
 #endif
 	if (n <= 512) {
 		if (entry)
-			copy_count(coaligned ? VSW_COPY_PATH_ALIGNED
-					     : VSW_COPY_PATH_GENERIC,
+			vsw_copy_count_(coaligned ? VSW_COPY_PATH_ALIGNED
+						  : VSW_COPY_PATH_GENERIC,
 				n);
 		copy_upto512(dst, src, n);
 		return;
 	}
 	/* Only entries route to the large path; raw bodies never do. */
-	if (entry && large && n >= copy_large_min) {
-		copy_count(VSW_COPY_PATH_LARGE, n);
-		copy_large(dst, src, n);
+	if (entry && large && n >= vsw_copy_large_min) {
+		vsw_copy_count_(VSW_COPY_PATH_LARGE, n);
+		vsw_copy_large_(dst, src, n);
 		return;
 	}
 	if (entry)
-		copy_count(coaligned ? VSW_COPY_PATH_ALIGNED
-				     : VSW_COPY_PATH_GENERIC,
+		vsw_copy_count_(coaligned ? VSW_COPY_PATH_ALIGNED
+					  : VSW_COPY_PATH_GENERIC,
 			n);
 	copy_loop(dst, src, n, coaligned);
 }

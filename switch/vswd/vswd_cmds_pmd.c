@@ -2,7 +2,7 @@
 /*
  * PMD and implementation commands: pmd-stats-show, pmd-stats-clear,
  * pmd-perf-show, pmd-rxq-show, pmd-rxq-rebalance, pmd-sleep-set,
- * copy-impl-show/set, lookup-impl-show/set, emc-set. Control thread; reads PMD
+ * copy-impl-show/set, datapath-impl-show/set, lookup-impl-show/set, emc-set. Control thread; reads PMD
  * counters (one writer each) and calls the modules' typed setters.
  */
 #include <errno.h>
@@ -14,6 +14,7 @@
 #include <vsw/copy.h>
 #include <vsw/dpcls.h>
 #include <vsw/switch.h>
+#include <vsw/virtq.h>
 
 #include "vswd_priv.h"
 
@@ -395,6 +396,42 @@ vswd_cmd_copy_impl_set(void *ctx, int argc, char **argv,
 	(void)ctx;
 	(void)argc;
 	impl_set_reply(r, rc, "copy", argv[1], vsw_copy_impl_get());
+}
+
+static const char *
+datapath_name_of(unsigned i, bool *avail)
+{
+	const char *name = "?";
+
+	vsw_virtq_datapath_impl_info(i, &name, avail);
+	return name;
+}
+
+/* The virtq data path per ISA; its copies are checked by the copy
+ * validator (an inlined copy defers to it while it is on). */
+void
+vswd_cmd_datapath_impl_show(void *ctx, int argc, char **argv,
+	struct vsw_ctl_reply *r)
+{
+	(void)ctx;
+	(void)argc;
+	(void)argv;
+	impl_list(r, vsw_virtq_datapath_impl_get(),
+		vsw_virtq_datapath_impl_count(), datapath_name_of,
+		vsw_copy_validator_get() ? "on" : "off",
+		vsw_copy_validator_mismatches());
+}
+
+void
+vswd_cmd_datapath_impl_set(void *ctx, int argc, char **argv,
+	struct vsw_ctl_reply *r)
+{
+	int rc = vsw_virtq_datapath_impl_set(argv[1]);
+
+	(void)ctx;
+	(void)argc;
+	impl_set_reply(r, rc, "datapath", argv[1],
+		vsw_virtq_datapath_impl_get());
 }
 
 static const char *lookup_names[16];

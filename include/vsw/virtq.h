@@ -347,8 +347,15 @@ int vsw_virtq_datapath_impl_info(unsigned idx, const char **name,
 	bool *available);
 /* "auto" or a listed name: 0; -EINVAL unknown; -ENOTSUP CPU lacks it. */
 int vsw_virtq_datapath_impl_set(const char *name);
-/* The active implementation ("auto" resolved). */
+/* The selected implementation ("auto" resolved). */
 const char *vsw_virtq_datapath_impl_get(void);
+/*
+ * What a burst runs now: the selection, or "baseline" while the copy
+ * engine's active implementation is not the selected ISA (the copy
+ * validator on, or copy-impl set to another one): the ISA builds inline
+ * their own copy body, and those copies must not bypass the engine.
+ */
+const char *vsw_virtq_datapath_impl_effective(void);
 
 /*
  * The virtio-net header (virtio 1.1, 5.1.6), little-endian in guest memory

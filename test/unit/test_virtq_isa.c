@@ -110,12 +110,48 @@ test_datapath_impl_auto(void **state)
 	assert_int_equal(vsw_virtq_datapath_impl_set(before), 0);
 }
 
+/* An ISA build runs only on its own copy table; baseline otherwise. */
+static void
+test_datapath_impl_effective(void **state)
+{
+	const char *dp = vsw_virtq_datapath_impl_get();
+	const char *copy = vsw_copy_impl_get();
+	bool validating = vsw_copy_validator_get();
+	const char *isa = NULL, *name;
+	unsigned i;
+	bool avail;
+
+	(void)state;
+	for (i = 1; i < vsw_virtq_datapath_impl_count(); i++)
+		if (vsw_virtq_datapath_impl_info(i, &name, &avail) == 0 &&
+			avail)
+			isa = name;
+	if (isa == NULL)
+		skip();
+	vsw_copy_validator_set(false);
+	assert_int_equal(vsw_virtq_datapath_impl_set(isa), 0);
+	assert_int_equal(vsw_copy_impl_set(isa), 0);
+	assert_string_equal(vsw_virtq_datapath_impl_effective(), isa);
+	assert_int_equal(vsw_copy_impl_set("libc"), 0);
+	assert_string_equal(vsw_virtq_datapath_impl_effective(), "baseline");
+	assert_string_equal(vsw_virtq_datapath_impl_get(), isa);
+	assert_int_equal(vsw_copy_impl_set(isa), 0);
+	vsw_copy_validator_set(true);
+	assert_string_equal(vsw_virtq_datapath_impl_effective(), "baseline");
+	vsw_copy_validator_set(validating);
+	assert_int_equal(vsw_virtq_datapath_impl_set("baseline"), 0);
+	assert_string_equal(vsw_virtq_datapath_impl_effective(), "baseline");
+	assert_int_equal(vsw_copy_impl_set(copy), 0);
+	assert_int_equal(vsw_virtq_datapath_impl_set(dp), 0);
+}
+
 int
 test_virtq_isa_run(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_datapath_impl_api),
 		cmocka_unit_test(test_datapath_impl_auto),
+		cmocka_unit_test(test_datapath_impl_effective),
 	};
 
 	return cmocka_run_group_tests_name("virtq_isa", tests, NULL, NULL);

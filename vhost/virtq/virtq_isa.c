@@ -8,10 +8,18 @@
  * "sse2", "avx2", "avx512" are the same sources compiled with that ISA's
  * flags and its copy body inlined.
  *
+ * An ISA build's copies are that ISA's copy body inlined, with no table
+ * load (include/vsw/copy.h, VSW_COPY_INLINE), so it may run only while the
+ * copy engine's active table is that ISA's: each burst checks it, and
+ * otherwise (the copy validator on, another copy implementation selected)
+ * runs the baseline build, whose copies go through the engine.
+ * vsw_virtq_datapath_impl_get() names the selection, ..._effective() what
+ * a burst runs now.
+ *
  * Threads: a poller loads the table pointer once per burst (one relaxed
  * load of an immutable static: a whole old or a whole new table, and no
- * table is ever freed, so no grace period is needed); set() comes from
- * the control thread.
+ * table is ever freed, so no grace period is needed), and the copy
+ * engine's table pointer once; set() comes from the control thread.
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -25,6 +33,8 @@
 struct virtq_dp_isa {
 	const char *name;
 	uint32_t needs; /* VSW_COPY_CPU_* bits */
+	const struct vsw_copy_ops
+		*copy; /* the copy table it inlines, or NULL */
 	virtq_enq_fn *enqueue;
 	virtq_deq_fn *dequeue;
 };
@@ -33,16 +43,18 @@ static virtq_enq_fn resolve_enqueue;
 static virtq_deq_fn resolve_dequeue;
 
 static const struct virtq_dp_isa resolve_isa = {
-	"auto", 0, resolve_enqueue, resolve_dequeue};
+	"auto", 0, NULL, resolve_enqueue, resolve_dequeue};
 
 /* Best last: "auto" takes the last one available. */
 static const struct virtq_dp_isa dp_isas[] = {
-	{"baseline", 0, virtq_enqueue_base, virtq_dequeue_base},
+	{"baseline", 0, NULL, virtq_enqueue_base, virtq_dequeue_base},
 #if defined(__x86_64__)
-	{"sse2", VSW_COPY_CPU_SSE2, virtq_enqueue_sse2, virtq_dequeue_sse2},
-	{"avx2", VSW_COPY_CPU_AVX2, virtq_enqueue_avx2, virtq_dequeue_avx2},
-	{"avx512", VSW_COPY_CPU_AVX512, virtq_enqueue_avx512,
-		virtq_dequeue_avx512},
+	{"sse2", VSW_COPY_CPU_SSE2, &vsw_copy_ops_sse2, virtq_enqueue_sse2,
+		virtq_dequeue_sse2},
+	{"avx2", VSW_COPY_CPU_AVX2, &vsw_copy_ops_avx2, virtq_enqueue_avx2,
+		virtq_dequeue_avx2},
+	{"avx512", VSW_COPY_CPU_AVX512, &vsw_copy_ops_avx512,
+		virtq_enqueue_avx512, virtq_dequeue_avx512},
 #endif
 };
 #define N_DP_ISAS (sizeof(dp_isas) / sizeof(dp_isas[0]))
@@ -72,6 +84,20 @@ dp_get(void)
 	return __atomic_load_n(&dp_active, __ATOMIC_RELAXED);
 }
 
+/* What this burst runs: the selection, or baseline while the copy engine
+ * is not on the selection's own table (and for the resolver: NULL). */
+static inline const struct virtq_dp_isa *
+dp_burst(void)
+{
+	const struct virtq_dp_isa *isa = dp_get();
+
+	if (isa->copy == NULL ||
+		isa->copy ==
+			__atomic_load_n(&vsw_copy_active_ops, __ATOMIC_RELAXED))
+		return isa;
+	return &dp_isas[0];
+}
+
 /* First burst before any set(): install "auto", then run it. Two pollers
  * racing here store the same table. */
 static uint16_t
@@ -82,7 +108,7 @@ resolve_enqueue(struct vsw_virtq *vq, struct rte_mbuf **pkts, uint16_t n)
 	__atomic_compare_exchange_n(&dp_active,
 		&(const struct virtq_dp_isa *){&resolve_isa}, isa, false,
 		__ATOMIC_RELAXED, __ATOMIC_RELAXED);
-	return dp_get()->enqueue(vq, pkts, n);
+	return dp_burst()->enqueue(vq, pkts, n);
 }
 
 static uint16_t
@@ -94,7 +120,7 @@ resolve_dequeue(struct vsw_virtq *vq, struct rte_mempool *mp,
 	__atomic_compare_exchange_n(&dp_active,
 		&(const struct virtq_dp_isa *){&resolve_isa}, isa, false,
 		__ATOMIC_RELAXED, __ATOMIC_RELAXED);
-	return dp_get()->dequeue(vq, mp, pkts, n);
+	return dp_burst()->dequeue(vq, mp, pkts, n);
 }
 
 uint16_t
@@ -108,7 +134,7 @@ uint16_t
 vsw_virtq_dequeue_burst(struct vsw_virtq *vq, struct rte_mempool *mp,
 	struct rte_mbuf **pkts, uint16_t n)
 {
-	return dp_get()->dequeue(vq, mp, pkts, n);
+	return dp_burst()->dequeue(vq, mp, pkts, n);
 }
 
 unsigned
@@ -156,4 +182,18 @@ vsw_virtq_datapath_impl_get(void)
 	const struct virtq_dp_isa *isa = dp_get();
 
 	return isa == &resolve_isa ? dp_best()->name : isa->name;
+}
+
+const char *
+vsw_virtq_datapath_impl_effective(void)
+{
+	const struct virtq_dp_isa *isa = dp_get();
+
+	if (isa == &resolve_isa)
+		isa = dp_best();
+	if (isa->copy != NULL &&
+		isa->copy !=
+			__atomic_load_n(&vsw_copy_active_ops, __ATOMIC_RELAXED))
+		isa = &dp_isas[0];
+	return isa->name;
 }

@@ -39,6 +39,7 @@
 #include <rte_lcore.h>
 #include <rte_mbuf.h>
 
+#include <vsw/copy.h>
 #include <vsw/virtq.h>
 
 #include "guest.h"
@@ -323,8 +324,9 @@ run_size(struct side *rx, struct side *tx, struct rte_mempool *mp,
 
 /*
  * --isa: enq plain and deq plain under every data path implementation
- * the CPU runs, all in one rotation per block (baseline = the sources with
- * the copy dispatcher, i.e. the code before the per-ISA build).
+ * the CPU runs, each with its own copy implementation selected (baseline:
+ * the sources with the copy dispatcher, copy auto, i.e. the code before the
+ * per-ISA build), all in one rotation per block.
  */
 static void
 run_isa(struct side *rx, struct side *tx, struct rte_mempool *mp,
@@ -354,7 +356,9 @@ run_isa(struct side *rx, struct side *tx, struct rte_mempool *mp,
 			unsigned v = (j + (unsigned)(k + 1)) % nv;
 			uint64_t c;
 
+			/* a data path with its own copy (baseline: auto) */
 			vsw_virtq_datapath_impl_set(name[v / 2]);
+			vsw_copy_impl_set(v / 2 == 0 ? "auto" : name[v / 2]);
 			c = v % 2 == 0 ? enq_block(rx, m, len, bursts)
 				       : deq_block(tx, mp, bursts);
 			if (k >= 0)
@@ -374,6 +378,7 @@ run_isa(struct side *rx, struct side *tx, struct rte_mempool *mp,
 			d / median_per_pkt(cyc[1], blocks, bursts));
 	}
 	vsw_virtq_datapath_impl_set("auto");
+	vsw_copy_impl_set("auto");
 	rte_pktmbuf_free_bulk(m, BURST);
 	free(data);
 }

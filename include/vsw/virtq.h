@@ -337,17 +337,19 @@ uint16_t vsw_virtq_dequeue_burst(struct vsw_virtq *vq, struct rte_mempool *mp,
  * The data path per ISA: the split-ring enqueue and dequeue above are
  * compiled once per ISA ("baseline": the build's target, copies through
  * the copy engine's dispatcher; "sse2", "avx2", "avx512": that ISA's flags,
- * its copy body inlined in every copy). The first burst picks "auto" (the
- * best this CPU runs, VSW_CPU_HIDE honoured); the packed ring is not per
- * ISA yet. Control thread; a poller sees the change from its next burst.
+ * its copy body inlined in every copy). "auto" (the default) is baseline,
+ * which measured no slower; "best" is the best ISA build this CPU runs
+ * (CPUID, VSW_CPU_HIDE honoured). The packed ring is not per ISA yet.
+ * Control thread; a poller sees the change from its next burst.
  */
 unsigned vsw_virtq_datapath_impl_count(void);
 /* Name and availability of implementation idx; -EINVAL out of range. */
 int vsw_virtq_datapath_impl_info(unsigned idx, const char **name,
 	bool *available);
-/* "auto" or a listed name: 0; -EINVAL unknown; -ENOTSUP CPU lacks it. */
+/* "auto", "best" or a listed name: 0; -EINVAL unknown; -ENOTSUP CPU
+ * lacks it (nothing changes then). */
 int vsw_virtq_datapath_impl_set(const char *name);
-/* The selected implementation ("auto" resolved). */
+/* The selected implementation ("auto" and "best" resolved). */
 const char *vsw_virtq_datapath_impl_get(void);
 /*
  * What a burst runs now: the selection, or "baseline" while the copy

@@ -85,7 +85,7 @@ const struct vsw_ctl_command vswd_commands[] = {
 	{"datapath-impl-show", "", 0, 0, vswd_cmd_datapath_impl_show,
 		"virtq data path implementations (one per ISA)"},
 	{"datapath-impl-set", "NAME", 1, 1, vswd_cmd_datapath_impl_set,
-		"select the data path (auto, baseline, sse2, avx2, avx512)"},
+		"select the data path (auto, best, baseline, sse2, avx512...)"},
 	{"lookup-impl-show", "", 0, 0, vswd_cmd_lookup_impl_show,
 		"classifier lookup implementations"},
 	{"lookup-impl-set", "NAME", 1, 1, vswd_cmd_lookup_impl_set,

@@ -66,7 +66,7 @@ CHANGES = [
     "port-del gone",
     "emc-set 20",
     "copy-impl-set scalar",
-    "datapath-impl-set baseline",
+    "datapath-impl-set sse2",
     "lookup-impl-set " + LOOKUP,
     "metrics-endpoint 127.0.0.1:0",
     "metrics-endpoint",  # shows: not a change
@@ -113,7 +113,7 @@ def case_restart(c, build, tmp, sig):
             "the second run starts from the state file")
     same(c, before, view(v), "after %s and a restart" %
          signal.Signals(sig).name)
-    c.check(v.ctl("datapath-impl-show --json")["active"] == "baseline",
+    c.check(v.ctl("datapath-impl-show --json")["active"] == "sse2",
             "the restored data path is the one set before the restart")
     # the restored state keeps changing and being kept
     v.ctl("port-del vm3")

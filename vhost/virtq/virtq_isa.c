@@ -1,12 +1,15 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The data path per ISA: the public enqueue/dequeue entries call the set
- * of one ISA, chosen at the first burst ("auto": the best the CPU runs,
- * from the copy engine's CPUID/XCR0 probe, VSW_CPU_HIDE included) or by
- * vsw_virtq_datapath_impl_set(). "baseline" is the sources compiled for
- * the build's target with copies through the copy engine's dispatcher;
- * "sse2", "avx2", "avx512" are the same sources compiled with that ISA's
- * flags and its copy body inlined.
+ * of one ISA. "baseline" is the sources compiled for the build's target,
+ * copies through the copy engine's dispatcher; "sse2", "avx2", "avx512"
+ * are the same sources compiled with that ISA's flags and its copy body
+ * inlined. "best" is the best ISA build the CPU runs (the copy engine's
+ * CPUID/XCR0 probe, VSW_CPU_HIDE included). "auto", the default, is
+ * baseline: measured (doc/benchmarks.md, Intel Xeon, 2026-12-01) the ISA
+ * builds were no faster, enqueue 1.02-1.2x baseline's cycles per packet
+ * at 1-9 KiB and dequeue 0.93-1.0x, so they are opt-in until a machine
+ * shows a gain.
  *
  * An ISA build's copies are that ISA's copy body inlined, with no table
  * load (include/vsw/copy.h, VSW_COPY_INLINE), so it may run only while the
@@ -45,7 +48,7 @@ static virtq_deq_fn resolve_dequeue;
 static const struct virtq_dp_isa resolve_isa = {
 	"auto", 0, NULL, resolve_enqueue, resolve_dequeue};
 
-/* Best last: "auto" takes the last one available. */
+/* Best last: "best" takes the last one available; "auto" the first. */
 static const struct virtq_dp_isa dp_isas[] = {
 	{"baseline", 0, NULL, virtq_enqueue_base, virtq_dequeue_base},
 #if defined(__x86_64__)
@@ -79,6 +82,12 @@ dp_best(void)
 }
 
 static const struct virtq_dp_isa *
+dp_auto(void)
+{
+	return &dp_isas[0];
+}
+
+static const struct virtq_dp_isa *
 dp_get(void)
 {
 	return __atomic_load_n(&dp_active, __ATOMIC_RELAXED);
@@ -103,7 +112,7 @@ dp_burst(void)
 static uint16_t
 resolve_enqueue(struct vsw_virtq *vq, struct rte_mbuf **pkts, uint16_t n)
 {
-	const struct virtq_dp_isa *isa = dp_best();
+	const struct virtq_dp_isa *isa = dp_auto();
 
 	__atomic_compare_exchange_n(&dp_active,
 		&(const struct virtq_dp_isa *){&resolve_isa}, isa, false,
@@ -115,7 +124,7 @@ static uint16_t
 resolve_dequeue(struct vsw_virtq *vq, struct rte_mempool *mp,
 	struct rte_mbuf **pkts, uint16_t n)
 {
-	const struct virtq_dp_isa *isa = dp_best();
+	const struct virtq_dp_isa *isa = dp_auto();
 
 	__atomic_compare_exchange_n(&dp_active,
 		&(const struct virtq_dp_isa *){&resolve_isa}, isa, false,
@@ -164,6 +173,8 @@ vsw_virtq_datapath_impl_set(const char *name)
 	if (name == NULL)
 		return -EINVAL;
 	if (strcmp(name, "auto") == 0)
+		isa = dp_auto();
+	else if (strcmp(name, "best") == 0)
 		isa = dp_best();
 	for (i = 0; isa == NULL && i < N_DP_ISAS; i++)
 		if (strcmp(name, dp_isas[i].name) == 0)
@@ -181,7 +192,7 @@ vsw_virtq_datapath_impl_get(void)
 {
 	const struct virtq_dp_isa *isa = dp_get();
 
-	return isa == &resolve_isa ? dp_best()->name : isa->name;
+	return isa == &resolve_isa ? dp_auto()->name : isa->name;
 }
 
 const char *
@@ -190,7 +201,7 @@ vsw_virtq_datapath_impl_effective(void)
 	const struct virtq_dp_isa *isa = dp_get();
 
 	if (isa == &resolve_isa)
-		isa = dp_best();
+		isa = dp_auto();
 	if (isa->copy != NULL &&
 		isa->copy !=
 			__atomic_load_n(&vsw_copy_active_ops, __ATOMIC_RELAXED))

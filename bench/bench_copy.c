@@ -69,6 +69,8 @@ static const struct bench_case cases[N_CASES] = {
 };
 static const char *const state_names[N_STATES] = {"hot", "warm", "cold"};
 
+enum { I_VSW = 2 }; /* the dispatcher column (setup_impls) */
+
 static BENCH_COPY_RUNNER(run_memcpy, memcpy);
 static BENCH_COPY_RUNNER(run_vsw, vsw_copy);
 
@@ -406,6 +408,25 @@ region(size_t span)
 	return p;
 }
 
+/* The CPU model (these machines vary: Intel Xeon or AMD EPYC). */
+static void
+cpu_model(char *buf, size_t len)
+{
+	FILE *f = fopen("/proc/cpuinfo", "r");
+	char line[256], *p;
+
+	snprintf(buf, len, "unknown CPU");
+	while (f != NULL && fgets(line, sizeof(line), f) != NULL)
+		if (strncmp(line, "model name", 10) == 0 &&
+			(p = strchr(line, ':')) != NULL) {
+			snprintf(buf, len, "%s", p + 2);
+			buf[strcspn(buf, "\n")] = '\0';
+			break;
+		}
+	if (f != NULL)
+		fclose(f);
+}
+
 static void
 usage(FILE *f)
 {
@@ -499,25 +520,49 @@ parse(int argc, char **argv, struct opts *o)
 }
 
 static void
-add_impl(const char *name, bench_runner *run, const char *vsw, bool hot)
+add_impl(const char *name, bench_runner *run, const char *vsw, bool anchor)
 {
 	unsigned i = res.n_impls++;
 
 	snprintf(impl_names[i], sizeof(impl_names[i]), "%s", name);
-	impls[i] = (struct bench_impl){impl_names[i], run, vsw, hot};
+	impls[i] = (struct bench_impl){.name = impl_names[i],
+		.run = run,
+		.vsw_impl = vsw,
+		.anchor = anchor};
 }
 
+/*
+ * Columns: memcpy, rte (Debian's build), then on x86 rte-nat (-march=native
+ * -DRTE_MEMCPY_AVX512) and seq64 (inline 64-byte AVX-512 moves, AVX-512
+ * CPUs only): the anchors. Then vsw (through the dispatcher, as baseline
+ * code calls it), inl (vsw_copy inlined, compiled for the best ISA the CPU
+ * runs: what the per-ISA data path runs, and the subject of the targets),
+ * and every implementation forced through the dispatcher.
+ */
 static void
 setup_impls(void)
 {
 	static char vsw_names[MAX_IMPLS][40];
+	uint32_t cpu = vsw_copy_cpu_features();
 	unsigned i;
 
-	add_impl("memcpy", run_memcpy, NULL, false);
-	add_impl("rte_memcpy", bench_run_rte, NULL, false);
+	res.subject = I_VSW;
+	add_impl("memcpy", run_memcpy, NULL, true);
+	add_impl("rte", bench_run_rte, NULL, true);
 	add_impl("vsw", run_vsw, "auto", false);
-	for (i = 0; i < vsw_copy_impl_count() && res.n_impls < MAX_IMPLS - 1;
-		i++) {
+#if defined(__x86_64__)
+	add_impl("rte-nat", bench_run_rte_native, NULL, true);
+	if (cpu & VSW_COPY_CPU_AVX512)
+		add_impl("seq64", bench_run_seq64, NULL, true);
+	res.subject = res.n_impls;
+	if (cpu & VSW_COPY_CPU_AVX512)
+		add_impl("inl-avx512", bench_run_inl_avx512, "avx512", false);
+	else if (cpu & VSW_COPY_CPU_AVX2)
+		add_impl("inl-avx2", bench_run_inl_avx2, "avx2", false);
+	else
+		add_impl("inl-sse2", bench_run_inl_sse2, "sse2", false);
+#endif
+	for (i = 0; i < vsw_copy_impl_count() && res.n_impls < MAX_IMPLS; i++) {
 		const char *name;
 		bool avail;
 
@@ -539,6 +584,7 @@ main(int argc, char **argv)
 	struct opts o;
 	uint8_t *base[N_STATES][2];
 	unsigned total, done = 0, si;
+	char model[128];
 	int st, c, cpu;
 
 	if (parse(argc, argv, &o) != 0) {
@@ -574,6 +620,8 @@ main(int argc, char **argv)
 	}
 	res.tsc_ghz = tsc_calibrate();
 	measure_l1_store(base[ST_HOT][0]);
+	cpu_model(model, sizeof(model));
+	printf("vsw-bench-copy: %s\n", model);
 	printf("vsw-bench-copy: CPU %d pinned, TSC %.3f GHz, vsw auto = %s, "
 	       "large path from %zu B%s\n",
 		cpu, res.tsc_ghz, vsw_copy_impl_get(), vsw_copy_large_min_get(),

@@ -54,16 +54,19 @@ typedef void bench_runner(struct bench_job *j);
 	}                                                                   \
 	_Static_assert(1, "use with a semicolon, like a declaration")
 
-void bench_run_rte(struct bench_job *j); /* bench_copy_rte.c */
+/* bench_copy_rte.c (twice), bench_copy_seq.c, bench_copy_inl.c (per ISA) */
+bench_runner bench_run_rte, bench_run_rte_native, bench_run_seq64;
+bench_runner bench_run_inl_sse2, bench_run_inl_avx2, bench_run_inl_avx512;
 
 enum { ST_HOT, ST_WARM, ST_COLD, N_STATES };
-enum { N_CASES = 4, MAX_SIZES = 32, MAX_IMPLS = 10 };
+enum { N_CASES = 4, MAX_SIZES = 32, MAX_IMPLS = 14 };
 
 struct bench_impl {
 	const char *name; /* column name */
 	bench_runner *run;
 	const char *vsw_impl; /* vsw implementation to select, or NULL */
 	bool hot_only;
+	bool anchor; /* one of the references the subject must beat */
 };
 
 struct bench_cell {
@@ -83,6 +86,7 @@ struct bench_results {
 	double l1_store_bpc; /* aligned 64-byte store loop, bytes/cycle */
 	const char *l1_store_isa;
 	unsigned n_sizes, n_impls;
+	unsigned subject; /* the column the targets judge (vsw inlined) */
 	size_t sizes[MAX_SIZES];
 	const struct bench_impl *impls;
 	const struct bench_case *cases;

@@ -25,7 +25,10 @@
  * plain dequeue), at 64 and 1518 B. The packed guest re-posts slots in
  * place (id = slot), as an in-order driver would.
  *
- *   vsw-bench-virtq [--blocks N] [--bursts N] [--packed]
+ * --isa: enq plain and deq plain under each data path implementation
+ * (vsw_virtq_datapath_impl_set()) the CPU runs, rotated in one run.
+ *
+ *   vsw-bench-virtq [--blocks N] [--bursts N] [--packed | --isa]
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,6 +39,7 @@
 #include <rte_lcore.h>
 #include <rte_mbuf.h>
 
+#include <vsw/copy.h>
 #include <vsw/virtq.h>
 
 #include "guest.h"
@@ -316,6 +320,69 @@ run_size(struct side *rx, struct side *tx, struct rte_mempool *mp,
 	free(data);
 }
 
+/* --- per-ISA data path ---------------------------------------------------- */
+
+/*
+ * --isa: enq plain and deq plain under every data path implementation
+ * the CPU runs, each with its own copy implementation selected (baseline:
+ * the sources with the copy dispatcher, copy auto, i.e. the code before the
+ * per-ISA build), all in one rotation per block.
+ */
+static void
+run_isa(struct side *rx, struct side *tx, struct rte_mempool *mp,
+	uint32_t len, int blocks, int bursts)
+{
+	static uint64_t cyc[16][MAXBLK];
+	const char *name[8];
+	struct rte_mbuf *m[BURST];
+	uint8_t *data = calloc(1, len);
+	unsigned ni = 0, nv, i, j;
+	bool ok;
+	int k;
+
+	for (i = 0; i < vsw_virtq_datapath_impl_count() && ni < 8; i++)
+		if (vsw_virtq_datapath_impl_info(i, &name[ni], &ok) == 0 && ok)
+			ni++;
+	nv = 2 * ni;
+	for (i = 0; i < BURST; i++)
+		if ((m[i] = tl_mbuf_build_at(mp, data, len, 0,
+			     RTE_PKTMBUF_HEADROOM)) == NULL)
+			exit(1);
+	tx_layout(tx, len);
+	side_placement(rx, false, true, false);
+	side_placement(tx, false, false, false);
+	for (k = -1; k < blocks; k++) /* block -1: warm-up */
+		for (j = 0; j < nv; j++) {
+			unsigned v = (j + (unsigned)(k + 1)) % nv;
+			uint64_t c;
+
+			/* a data path with its own copy (baseline: auto) */
+			vsw_virtq_datapath_impl_set(name[v / 2]);
+			vsw_copy_impl_set(v / 2 == 0 ? "auto" : name[v / 2]);
+			c = v % 2 == 0 ? enq_block(rx, m, len, bursts)
+				       : deq_block(tx, mp, bursts);
+			if (k >= 0)
+				cyc[v][k] = c;
+		}
+	/* min too: on a loaded machine the lowest block is the one least
+	 * disturbed, and each variant had as many chances at it */
+	for (i = 0; i < ni; i++) {
+		double e = median_per_pkt(cyc[2 * i], blocks, bursts);
+		double d = median_per_pkt(cyc[2 * i + 1], blocks, bursts);
+
+		printf("%6u  %-9s  %8.1f  %8.1f  %8.1f  %8.1f  %8.3f  %8.3f\n",
+			len, name[i], e, d,
+			(double)cyc[2 * i][0] / ((double)bursts * BURST),
+			(double)cyc[2 * i + 1][0] / ((double)bursts * BURST),
+			e / median_per_pkt(cyc[0], blocks, bursts),
+			d / median_per_pkt(cyc[1], blocks, bursts));
+	}
+	vsw_virtq_datapath_impl_set("auto");
+	vsw_copy_impl_set("auto");
+	rte_pktmbuf_free_bulk(m, BURST);
+	free(data);
+}
+
 /* --- split vs packed ------------------------------------------------------ */
 
 struct pside {
@@ -510,12 +577,14 @@ main(int argc, char **argv)
 	struct rte_mempool *mp;
 	struct side rx, tx;
 	int blocks = 9, bursts = 2000, i;
-	bool packed = false;
+	bool packed = false, isa = false;
 	size_t s;
 
 	for (i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "--packed") == 0)
 			packed = true;
+		else if (strcmp(argv[i], "--isa") == 0)
+			isa = true;
 		else if (i + 1 < argc && strcmp(argv[i], "--blocks") == 0)
 			blocks = atoi(argv[++i]);
 		else if (i + 1 < argc && strcmp(argv[i], "--bursts") == 0)
@@ -523,7 +592,7 @@ main(int argc, char **argv)
 	}
 	if (blocks < 1 || blocks > MAXBLK || bursts < 1) {
 		fprintf(stderr, "usage: %s [--blocks 1..%d] [--bursts N] "
-			"[--packed]\n",
+			"[--packed | --isa]\n",
 			argv[0], MAXBLK);
 		return 2;
 	}
@@ -542,6 +611,15 @@ main(int argc, char **argv)
 		blocks, bursts, BURST, (double)rte_get_tsc_hz() / 1e9);
 	if (packed) {
 		run_packed(&rx, &tx, mp, blocks, bursts);
+		rte_eal_cleanup();
+		return 0;
+	}
+	if (isa) {
+		printf("%6s  %-9s  %8s  %8s  %8s  %8s  %8s  %8s\n", "bytes",
+			"datapath", "enq med", "deq med", "enq min", "deq min",
+			"enq/base", "deq/base");
+		for (s = 0; s < RTE_DIM(sizes); s++)
+			run_isa(&rx, &tx, mp, sizes[s], blocks, bursts);
 		rte_eal_cleanup();
 		return 0;
 	}

@@ -66,7 +66,7 @@ const struct vsw_copy_ops *vsw_copy_active_ops = &resolve_ops;
 _Thread_local struct vsw_copy_stats vsw_copy_thread_stats
 	__attribute__((tls_model("initial-exec")));
 bool vsw_copy_validating;
-size_t copy_large_min = SIZE_MAX;
+size_t vsw_copy_large_min = SIZE_MAX;
 
 static bool inited;
 static unsigned active_idx; /* index in isas[] */
@@ -180,7 +180,7 @@ active_isa(void)
 static void
 install(void)
 {
-	const struct vsw_copy_ops *ops = &active_isa()->ops;
+	const struct vsw_copy_ops *ops = active_isa()->ops;
 
 	if (__atomic_load_n(&vsw_copy_validating, __ATOMIC_RELAXED))
 		ops = &validate_ops;
@@ -194,7 +194,7 @@ large_min_apply(void)
 
 	if (vsw_copy_cpu_features() & VSW_COPY_CPU_ERMS)
 		v = large_min_pref;
-	__atomic_store_n(&copy_large_min, v, __ATOMIC_RELAXED);
+	__atomic_store_n(&vsw_copy_large_min, v, __ATOMIC_RELAXED);
 }
 
 static unsigned
@@ -310,7 +310,7 @@ vsw_copy_route(const void *dst, const void *src, size_t n)
 	if (n <= VSW_COPY_SMALL_MAX)
 		return VSW_COPY_PATH_SMALL;
 	if (active_isa()->large &&
-		n >= __atomic_load_n(&copy_large_min, __ATOMIC_RELAXED))
+		n >= __atomic_load_n(&vsw_copy_large_min, __ATOMIC_RELAXED))
 		return VSW_COPY_PATH_LARGE;
 	if ((((uintptr_t)dst ^ (uintptr_t)src) & (VSW_COPY_ALIGN - 1)) == 0)
 		return VSW_COPY_PATH_ALIGNED;
@@ -337,7 +337,7 @@ size_t
 vsw_copy_large_min_get(void)
 {
 	copy_init();
-	return __atomic_load_n(&copy_large_min, __ATOMIC_RELAXED);
+	return __atomic_load_n(&vsw_copy_large_min, __ATOMIC_RELAXED);
 }
 
 int
@@ -449,7 +449,7 @@ run_checked(vsw_copy_fn *fn, void *dst, const void *src, size_t n)
 static void
 large_fn(void *dst, const void *src, size_t n)
 {
-	copy_large(dst, src, n);
+	vsw_copy_large_(dst, src, n);
 }
 
 static void
@@ -468,12 +468,12 @@ validate(void *dst, const void *src, size_t n, bool coaligned)
 			    src, n))
 			mismatch(isas[i]->name, path, dst, src, n);
 	}
-	if (n >= __atomic_load_n(&copy_large_min, __ATOMIC_RELAXED) &&
+	if (n >= __atomic_load_n(&vsw_copy_large_min, __ATOMIC_RELAXED) &&
 		!run_checked(large_fn, dst, src, n))
 		mismatch("rep-movsb", "large", dst, src, n);
 	/* Last the real thing, through the entry (counts the path once). */
 	memset(dst, 0x5a, n);
-	(coaligned ? sel->ops.aligned : sel->ops.generic)(dst, src, n);
+	(coaligned ? sel->ops->aligned : sel->ops->generic)(dst, src, n);
 	if (memcmp(dst, src, n) != 0) {
 		mismatch(sel->name, path, dst, src, n);
 		memcpy(dst, src, n);

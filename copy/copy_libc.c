@@ -18,21 +18,24 @@ copy_libc_raw(void *dst, const void *src, size_t n)
 static void
 copy_libc_aligned(void *dst, const void *src, size_t n)
 {
-	copy_count(VSW_COPY_PATH_ALIGNED, n);
+	vsw_copy_count_(VSW_COPY_PATH_ALIGNED, n);
 	memcpy(dst, src, n);
 }
 
 static void
 copy_libc_generic(void *dst, const void *src, size_t n)
 {
-	copy_count(VSW_COPY_PATH_GENERIC, n);
+	vsw_copy_count_(VSW_COPY_PATH_GENERIC, n);
 	memcpy(dst, src, n);
 }
+
+static const struct vsw_copy_ops libc_ops = {
+	copy_libc_aligned, copy_libc_generic};
 
 const struct vsw_copy_isa copy_isa_libc = {
 	.name = "libc",
 	.needs = 0,
 	.large = false,
-	.ops = {copy_libc_aligned, copy_libc_generic},
+	.ops = &libc_ops,
 	.raw = {copy_libc_raw, copy_libc_raw},
 };

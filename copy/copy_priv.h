@@ -15,9 +15,9 @@
 /* One ISA variant. */
 struct vsw_copy_isa {
 	const char *name;
-	uint32_t needs;		 /* VSW_COPY_CPU_* bits the CPU must have */
-	bool large;		 /* entries hand n >= large_min to rep movsb */
-	struct vsw_copy_ops ops; /* entries: large route + counters + body */
+	uint32_t needs; /* VSW_COPY_CPU_* bits the CPU must have */
+	bool large;	/* entries hand n >= large_min to rep movsb */
+	const struct vsw_copy_ops *ops; /* entries: large, counters, body */
 	struct vsw_copy_ops raw; /* bodies only (the validator runs these) */
 };
 
@@ -28,35 +28,6 @@ extern const struct vsw_copy_isa copy_isa_sse2;
 extern const struct vsw_copy_isa copy_isa_avx2;
 extern const struct vsw_copy_isa copy_isa_avx512;
 #endif
-
-/* Effective large-path threshold (SIZE_MAX: off); written by copy.c. */
-extern size_t copy_large_min;
-
-static inline void
-copy_count(enum vsw_copy_path path, size_t n)
-{
-#ifdef VSW_COPY_STATS
-	vsw_copy_thread_stats.copies[path]++;
-	vsw_copy_thread_stats.bytes[path] += n;
-#else
-	(void)path;
-	(void)n;
-#endif
-}
-
-/* The large path: the CPU's own string copy (fast with ERMS/FSRM). */
-static inline void
-copy_large(void *dst, const void *src, size_t n)
-{
-#if defined(__x86_64__)
-	__asm__ volatile("rep movsb"
-			 : "+D"(dst), "+S"(src), "+c"(n)
-			 :
-			 : "memory");
-#else
-	__builtin_memcpy(dst, src, n);
-#endif
-}
 
 /*
  * Entry points of one ISA around its body (copy_body.h): the entries
@@ -83,11 +54,13 @@ copy_large(void *dst, const void *src, size_t n)
 	{                                                                      \
 		copy_body(dst, src, n, false, false, false);                   \
 	}                                                                      \
-	const struct vsw_copy_isa copy_isa_##isa = {                       \
+	const struct vsw_copy_ops vsw_copy_ops_##isa = {                       \
+		copy_##isa##_aligned, copy_##isa##_generic};                   \
+	const struct vsw_copy_isa copy_isa_##isa = {                           \
 		.name = (name_),                                               \
 		.needs = (needs_),                                             \
 		.large = (large_),                                             \
-		.ops = {copy_##isa##_aligned, copy_##isa##_generic},           \
+		.ops = &vsw_copy_ops_##isa,                                    \
 		.raw = {copy_##isa##_aligned_raw, copy_##isa##_generic_raw},   \
 	}
 

@@ -51,6 +51,6 @@ v64_storeu(uint8_t *d, v64 v)
 #define v64_loada v64_loadu
 #define v64_storea v64_storeu
 
-#include "copy_body.h"
+#include <vsw/copy_body.h>
 
 VSW_COPY_DEFINE_ISA(scalar, "scalar", 0, false);

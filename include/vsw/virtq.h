@@ -342,6 +342,32 @@ uint16_t vsw_virtq_dequeue_burst(struct vsw_virtq *vq, struct rte_mempool *mp,
 	struct rte_mbuf **pkts, uint16_t n);
 
 /*
+ * The data path per ISA: the split-ring enqueue and dequeue above are
+ * compiled once per ISA ("baseline": the build's target, copies through
+ * the copy engine's dispatcher; "sse2", "avx2", "avx512": that ISA's flags,
+ * its copy body inlined in every copy). "auto" (the default) is baseline,
+ * which measured no slower; "best" is the best ISA build this CPU runs
+ * (CPUID, VSW_CPU_HIDE honoured). The packed ring is not per ISA yet.
+ * Control thread; a poller sees the change from its next burst.
+ */
+unsigned vsw_virtq_datapath_impl_count(void);
+/* Name and availability of implementation idx; -EINVAL out of range. */
+int vsw_virtq_datapath_impl_info(unsigned idx, const char **name,
+	bool *available);
+/* "auto", "best" or a listed name: 0; -EINVAL unknown; -ENOTSUP CPU
+ * lacks it (nothing changes then). */
+int vsw_virtq_datapath_impl_set(const char *name);
+/* The selected implementation ("auto" and "best" resolved). */
+const char *vsw_virtq_datapath_impl_get(void);
+/*
+ * What a burst runs now: the selection, or "baseline" while the copy
+ * engine's active implementation is not the selected ISA (the copy
+ * validator on, or copy-impl set to another one): the ISA builds inline
+ * their own copy body, and those copies must not bypass the engine.
+ */
+const char *vsw_virtq_datapath_impl_effective(void);
+
+/*
  * The virtio-net header (virtio 1.1, 5.1.6), little-endian in guest memory
  * (VERSION_1; vsw is little-endian only), num_buffers included.
  */

@@ -2,7 +2,7 @@
 /*
  * PMD and implementation commands: pmd-stats-show, pmd-stats-clear,
  * pmd-perf-show, pmd-rxq-show, pmd-rxq-rebalance, pmd-sleep-set,
- * copy-impl-show/set, lookup-impl-show/set, emc-set. Control thread; reads PMD
+ * copy-impl-show/set, datapath-impl-show/set, lookup-impl-show/set, emc-set. Control thread; reads PMD
  * counters (one writer each) and calls the modules' typed setters.
  */
 #include <errno.h>
@@ -14,6 +14,7 @@
 #include <vsw/copy.h>
 #include <vsw/dpcls.h>
 #include <vsw/switch.h>
+#include <vsw/virtq.h>
 
 #include "vswd_priv.h"
 
@@ -312,12 +313,18 @@ vswd_cmd_pmd_sleep_set(
 static void
 impl_list(struct vsw_ctl_reply *r, const char *current, unsigned n,
 	const char *(*name_of)(unsigned, bool *), const char *validator,
-	uint64_t mismatches)
+	uint64_t mismatches, const char *effective)
 {
 	if (r->json) {
 		vsw_ctl_reply_printf(r, "{\"active\": ");
 		vsw_ctl_reply_json_str(r, current);
+		if (effective != NULL) {
+			vsw_ctl_reply_printf(r, ", \"effective\": ");
+			vsw_ctl_reply_json_str(r, effective);
+		}
 		vsw_ctl_reply_printf(r, ", \"implementations\": [");
+	} else if (effective != NULL) {
+		vsw_ctl_reply_printf(r, "bursts run: %s\n", effective);
 	}
 	for (unsigned i = 0; i < n; i++) {
 		bool avail = true;
@@ -366,7 +373,7 @@ vswd_cmd_copy_impl_show(void *ctx, int argc, char **argv,
 	(void)argv;
 	impl_list(r, vsw_copy_impl_get(), vsw_copy_impl_count(), copy_name_of,
 		vsw_copy_validator_get() ? "on" : "off",
-		vsw_copy_validator_mismatches());
+		vsw_copy_validator_mismatches(), NULL);
 }
 
 /* The reply of an *-impl-set command: rc from the module's setter. */
@@ -397,6 +404,43 @@ vswd_cmd_copy_impl_set(void *ctx, int argc, char **argv,
 	impl_set_reply(r, rc, "copy", argv[1], vsw_copy_impl_get());
 }
 
+static const char *
+datapath_name_of(unsigned i, bool *avail)
+{
+	const char *name = "?";
+
+	vsw_virtq_datapath_impl_info(i, &name, avail);
+	return name;
+}
+
+/* The virtq data path per ISA; while the copy validator is on (or another
+ * copy implementation is selected) bursts run the baseline build. */
+void
+vswd_cmd_datapath_impl_show(void *ctx, int argc, char **argv,
+	struct vsw_ctl_reply *r)
+{
+	(void)ctx;
+	(void)argc;
+	(void)argv;
+	impl_list(r, vsw_virtq_datapath_impl_get(),
+		vsw_virtq_datapath_impl_count(), datapath_name_of,
+		vsw_copy_validator_get() ? "on" : "off",
+		vsw_copy_validator_mismatches(),
+		vsw_virtq_datapath_impl_effective());
+}
+
+void
+vswd_cmd_datapath_impl_set(void *ctx, int argc, char **argv,
+	struct vsw_ctl_reply *r)
+{
+	int rc = vsw_virtq_datapath_impl_set(argv[1]);
+
+	(void)ctx;
+	(void)argc;
+	impl_set_reply(r, rc, "datapath", argv[1],
+		vsw_virtq_datapath_impl_get());
+}
+
 static const char *lookup_names[16];
 
 static const char *
@@ -416,7 +460,7 @@ vswd_cmd_lookup_impl_show(void *ctx, int argc, char **argv,
 	(void)argc;
 	(void)argv;
 	impl_list(r, vsw_dpcls_impl_get(), n, lookup_name_of, NULL,
-		vsw_dpcls_validator_mismatches());
+		vsw_dpcls_validator_mismatches(), NULL);
 }
 
 void

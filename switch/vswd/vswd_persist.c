@@ -9,9 +9,9 @@
  *
  * The text is the config file's own syntax, one command per line, in an
  * order that recreates the state: settings (the last accepted
- * copy-impl-set, lookup-impl-set, emc-set), log levels (the last
- * log-level per pattern, in the order given: a later "vsw.*" overrides an
- * earlier "vsw.virtq", so order matters), ports (each port-add as it was
+ * copy-impl-set, datapath-impl-set, lookup-impl-set, emc-set), log levels
+ * (the last log-level per pattern, in the order given: a later "vsw.*"
+ * overrides an earlier "vsw.virtq", so order matters), ports (each port-add as it was
  * given, for the ports that exist), rules (as the switch holds them, by
  * vsw_rule_format, which vsw_rule_parse reads back). config-show prints it.
  *
@@ -38,17 +38,18 @@
 /* Commands whose last accepted form is the setting (with no argument,
  * metrics-endpoint only shows). */
 static const char *const settings[] = {
-	"copy-impl-set", "lookup-impl-set", "emc-set", "metrics-endpoint",
+	"copy-impl-set", "datapath-impl-set", "lookup-impl-set", "emc-set",
+	"metrics-endpoint",
 };
 #define N_SETTINGS (sizeof(settings) / sizeof(settings[0]))
 
 /* Commands after whose success the state is written. */
 static const char *const changes[] = {
 	"port-add", "port-del", "flow-add", "flow-del", "flow-flush",
-	"copy-impl-set", "lookup-impl-set", "emc-set", "metrics-endpoint",
-	"log-level", "overlay-set", "domain-add", "domain-del",
-	"domain-port-add", "domain-port-del", "vtep-add", "vtep-del",
-	"mac-add", "mac-del",
+	"copy-impl-set", "datapath-impl-set", "lookup-impl-set", "emc-set",
+	"metrics-endpoint", "log-level", "overlay-set", "domain-add",
+	"domain-del", "domain-port-add", "domain-port-del", "vtep-add",
+	"vtep-del", "mac-add", "mac-del",
 };
 
 /* A port-add line as given, for a port that may still exist. */

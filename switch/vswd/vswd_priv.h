@@ -176,6 +176,8 @@ VSWD_CMD(vswd_cmd_pmd_sleep_set);
 VSWD_CMD(vswd_cmd_tx_retries_set);
 VSWD_CMD(vswd_cmd_copy_impl_show);
 VSWD_CMD(vswd_cmd_copy_impl_set);
+VSWD_CMD(vswd_cmd_datapath_impl_show);
+VSWD_CMD(vswd_cmd_datapath_impl_set);
 VSWD_CMD(vswd_cmd_lookup_impl_show);
 VSWD_CMD(vswd_cmd_lookup_impl_set);
 VSWD_CMD(vswd_cmd_emc_set);

@@ -4,7 +4,8 @@
 
 Cases (--case):
   restart-term   changes at run time (port-add/del, flow-add/del, emc-set,
-  restart-kill   copy-impl-set, lookup-impl-set), then SIGTERM or SIGKILL,
+  restart-kill   copy-impl-set, datapath-impl-set, lookup-impl-set), then
+                 SIGTERM or SIGKILL,
                  restart with the same --config and --state: config-show,
                  flow-dump's rules and the port list are what they were,
                  and the state file wins over --config.
@@ -65,6 +66,7 @@ CHANGES = [
     "port-del gone",
     "emc-set 20",
     "copy-impl-set scalar",
+    "datapath-impl-set sse2",
     "lookup-impl-set " + LOOKUP,
     "metrics-endpoint 127.0.0.1:0",
     "metrics-endpoint",  # shows: not a change
@@ -97,8 +99,8 @@ def case_restart(c, build, tmp, sig):
     shown = v.ctl("config-show --json")
     c.check(shown["state_file"] == v.state,
             "config-show --json names the state file")
-    c.check(len(shown["commands"]) == 4 + 4 + 3,
-            "config-show has 4 settings, 4 ports, 3 rules",
+    c.check(len(shown["commands"]) == 5 + 4 + 3,
+            "config-show has 5 settings, 4 ports, 3 rules",
             shown["commands"])
     c.check(open(v.state).read() == before["config"],
             "the state file is what config-show prints")
@@ -111,6 +113,8 @@ def case_restart(c, build, tmp, sig):
             "the second run starts from the state file")
     same(c, before, view(v), "after %s and a restart" %
          signal.Signals(sig).name)
+    c.check(v.ctl("datapath-impl-show --json")["active"] == "sse2",
+            "the restored data path is the one set before the restart")
     # the restored state keeps changing and being kept
     v.ctl("port-del vm3")
     c.check("vm3" not in open(v.state).read(),

@@ -761,10 +761,17 @@ main(int argc, char **argv)
 		return 1;
 	}
 	tl_rng_init(&test_rng, "test_virtq", 0x5eed0001);
+	rc = test_virtq_datapath_select();
+	if (rc != 0) {
+		rte_mempool_free(test_pool);
+		rte_eal_cleanup();
+		return rc < 0;
+	}
 	rc = cmocka_run_group_tests_name("virtq", tests, NULL, NULL);
 	rc |= test_virtq_hostile_run();
 	rc |= test_net_hdr_run();
 	rc |= test_virtq_log_run();
+	rc |= test_virtq_isa_run();
 	rte_mempool_free(test_pool);
 	rte_eal_cleanup();
 	return rc;

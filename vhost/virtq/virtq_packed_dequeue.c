@@ -173,12 +173,18 @@ virtq_packed_dequeue_burst(struct vsw_virtq *vq, struct rte_mempool *mp,
 		return 0;
 	/* no mbuf, no chain taken: the guest's packets wait in its ring */
 	count = palloc_heads(mp, pkts, n);
+	virtq_budget_reset(vq);
 	for (i = 0; i < count; i++) {
 		struct rte_mbuf *m = pkts[out];
 		int rc;
 
 		if (i != 0 && !packed_head_ready(vq))
 			break;
+		/* the rest stays in the ring for the next burst */
+		if (unlikely(virtq_budget_spent(vq))) {
+			virtq_count(vq, VSW_VIRTQ_STAT_BUDGET_CUT, 1);
+			break;
+		}
 		rc = pdequeue_one(vq, mp, m);
 		if (likely(rc == 0)) {
 			bytes += m->pkt_len;

@@ -96,6 +96,8 @@ penq_take_chain(struct vsw_virtq *vq, struct penq_pkt *p)
 {
 	if (unlikely(!packed_head_ready(vq)))
 		return penq_rollback(vq, p, VSW_VIRTQ_STAT_ENQ_DROP_RING_FULL);
+	if (unlikely(virtq_budget_spent(vq)))
+		return penq_rollback(vq, p, VSW_VIRTQ_STAT_ENQ_DROP_BUDGET);
 	p->chain_len = 0;
 	p->nbufs++;
 	if (unlikely(virtq_pwalk_start(vq, &p->w, VRING_DESC_F_WRITE) < 0))
@@ -240,9 +242,11 @@ penqueue_burst(struct vsw_virtq *vq, struct rte_mbuf **pkts, uint16_t n,
 				n - i);
 			break;
 		}
-		if (rc == VSW_VIRTQ_STAT_ENQ_DROP_RING_FULL) {
-			virtq_count(vq, VSW_VIRTQ_STAT_ENQ_DROP_RING_FULL,
-				n - i);
+		if (rc == VSW_VIRTQ_STAT_ENQ_DROP_RING_FULL ||
+			rc == VSW_VIRTQ_STAT_ENQ_DROP_BUDGET) {
+			virtq_count(vq, (enum vsw_virtq_stat)rc, n - i);
+			virtq_count(vq, VSW_VIRTQ_STAT_BUDGET_CUT,
+				rc == VSW_VIRTQ_STAT_ENQ_DROP_BUDGET);
 			break;
 		}
 		penqueue_drop(vq, rc, why);
@@ -279,6 +283,7 @@ virtq_packed_enqueue_burst(struct vsw_virtq *vq, struct rte_mbuf **pkts,
 		virtq_count(vq, VSW_VIRTQ_STAT_ENQ_DROP_RING_FULL, n);
 		return 0;
 	}
+	virtq_budget_reset(vq);
 	if (virtq_has(vq, VSW_VIRTIO_NET_F_MRG_RXBUF))
 		return penqueue_burst_mrg(vq, pkts, n);
 	return penqueue_burst_one(vq, pkts, n);

@@ -21,6 +21,7 @@ struct penq_pkt {
 	uint32_t chain_len;
 	uint32_t off;
 	uint8_t *nb[2];
+	uint64_t nb_gpa[2]; /* their guest addresses (dirty logging) */
 	uint16_t start_avail;
 	bool start_wrap;
 	uint32_t start_shadow;
@@ -121,19 +122,29 @@ penq_chain_full(struct vsw_virtq *vq, struct penq_pkt *p, bool mrg)
 }
 
 static __rte_always_inline void
-penq_note_nb(struct penq_pkt *p, uint8_t *dst, uint32_t k)
+penq_note_nb(struct penq_pkt *p, uint8_t *dst, uint64_t gpa, uint32_t k,
+	bool log)
 {
-	if (p->off <= 10 && p->off + k > 10)
+	if (p->off <= 10 && p->off + k > 10) {
 		p->nb[0] = dst + (10 - p->off);
-	if (p->off <= 11 && p->off + k > 11)
+		if (log)
+			p->nb_gpa[0] = gpa + (10 - p->off);
+	}
+	if (p->off <= 11 && p->off + k > 11) {
 		p->nb[1] = dst + (11 - p->off);
+		if (log)
+			p->nb_gpa[1] = gpa + (11 - p->off);
+	}
 }
 
-/* Header + packet into the guest: PENQ_OK, an ENQ_DROP_*, or PENQ_BROKEN. */
+/* Header + packet into the guest: PENQ_OK, an ENQ_DROP_*, or PENQ_BROKEN.
+ * log (constant per instance): every page each copy wrote is noted in the
+ * dirty log by guest address (dgpa follows dp). */
 static __rte_always_inline int
-penqueue_one(struct vsw_virtq *vq, struct rte_mbuf *m, bool mrg,
+penqueue_one(struct vsw_virtq *vq, struct rte_mbuf *m, bool mrg, bool log,
 	enum vsw_virtq_stat *why)
 {
+	uint64_t dgpa = 0;
 	uint8_t hdr[12] = {0};
 	const uint8_t *sp = hdr;
 	uint32_t sl = vq->hdr_len, dl = 0;
@@ -178,12 +189,18 @@ penqueue_one(struct vsw_virtq *vq, struct rte_mbuf *m, bool mrg,
 				if (unlikely(rc != PENQ_OK))
 					goto out;
 			}
+			if (log)
+				dgpa = p.w.gpa - dl; /* the span's start */
 			continue;
 		}
 		k = RTE_MIN(sl, dl);
 		if (mrg && unlikely(p.off < 12))
-			penq_note_nb(&p, dp, k);
+			penq_note_nb(&p, dp, dgpa, k, log);
 		vsw_copy(dp, sp, k);
+		if (log) {
+			virtq_log_write(vq, dgpa, k);
+			dgpa += k;
+		}
 		sp += k;
 		sl -= k;
 		dp += k;
@@ -200,6 +217,10 @@ penqueue_one(struct vsw_virtq *vq, struct rte_mbuf *m, bool mrg,
 	if (mrg && p.nbufs != 1) {
 		*p.nb[0] = (uint8_t)p.nbufs;
 		*p.nb[1] = (uint8_t)(p.nbufs >> 8);
+		if (log) { /* written again after their copy was noted */
+			virtq_log_write(vq, p.nb_gpa[0], 1);
+			virtq_log_write(vq, p.nb_gpa[1], 1);
+		}
 	}
 	return PENQ_OK;
 out:
@@ -220,17 +241,18 @@ penqueue_drop(struct vsw_virtq *vq, int reason, enum vsw_virtq_stat why)
 	}
 }
 
-/* mrg is constant per call site, so penqueue_one is specialised twice. */
+/* mrg and log are constant per call site: penqueue_one is specialised
+ * per variant, and the copy loop without a log has no logging code. */
 static __rte_always_inline uint16_t
 penqueue_burst(struct vsw_virtq *vq, struct rte_mbuf **pkts, uint16_t n,
-	bool mrg)
+	bool mrg, bool log)
 {
 	enum vsw_virtq_stat why = VSW_VIRTQ_STAT__MAX;
 	uint64_t bytes = 0;
 	uint16_t i, out = 0;
 
 	for (i = 0; i < n; i++) {
-		int rc = penqueue_one(vq, pkts[i], mrg, &why);
+		int rc = penqueue_one(vq, pkts[i], mrg, log, &why);
 
 		if (likely(rc == PENQ_OK)) {
 			bytes += pkts[i]->pkt_len;
@@ -260,13 +282,28 @@ penqueue_burst(struct vsw_virtq *vq, struct rte_mbuf **pkts, uint16_t n,
 static __rte_noinline uint16_t
 penqueue_burst_mrg(struct vsw_virtq *vq, struct rte_mbuf **pkts, uint16_t n)
 {
-	return penqueue_burst(vq, pkts, n, true);
+	return penqueue_burst(vq, pkts, n, true, false);
 }
 
 static __rte_noinline uint16_t
 penqueue_burst_one(struct vsw_virtq *vq, struct rte_mbuf **pkts, uint16_t n)
 {
-	return penqueue_burst(vq, pkts, n, false);
+	return penqueue_burst(vq, pkts, n, false, false);
+}
+
+/* Live migration (virtq_log.c): the same, logging what they write. */
+static __rte_noinline __rte_cold uint16_t
+penqueue_burst_mrg_log(struct vsw_virtq *vq, struct rte_mbuf **pkts,
+	uint16_t n)
+{
+	return penqueue_burst(vq, pkts, n, true, true);
+}
+
+static __rte_noinline __rte_cold uint16_t
+penqueue_burst_one_log(struct vsw_virtq *vq, struct rte_mbuf **pkts,
+	uint16_t n)
+{
+	return penqueue_burst(vq, pkts, n, false, true);
 }
 
 uint16_t
@@ -284,6 +321,10 @@ virtq_packed_enqueue_burst(struct vsw_virtq *vq, struct rte_mbuf **pkts,
 		return 0;
 	}
 	virtq_budget_reset(vq);
+	if (unlikely(virtq_logging(vq)))
+		return virtq_has(vq, VSW_VIRTIO_NET_F_MRG_RXBUF)
+			       ? penqueue_burst_mrg_log(vq, pkts, n)
+			       : penqueue_burst_one_log(vq, pkts, n);
 	if (virtq_has(vq, VSW_VIRTIO_NET_F_MRG_RXBUF))
 		return penqueue_burst_mrg(vq, pkts, n);
 	return penqueue_burst_one(vq, pkts, n);

@@ -5,10 +5,15 @@
  * many chains as it needs and sets num_buffers; without it a packet must
  * fit one chain), fed by the packed walker. A chain used in part still
  * takes all its ring slots (virtq_pwalk_finish finds its end and id). Used
- * descriptors collect in the shadow and are written once per burst.
+ * descriptors collect in the shadow and are written once per burst. With
+ * checksum/TSO offloads negotiated the header carries the mbuf's offload
+ * metadata (vsw_virtq_net_hdr_from_mbuf); without, a packet asking for
+ * one is dropped (enq_drop_offload), as on split rings.
  *
  * Runs on the queue's poller; no locks, no allocation.
  */
+#include <string.h>
+
 #include <rte_mbuf.h>
 
 #include <vsw/copy.h>
@@ -137,12 +142,30 @@ penq_note_nb(struct penq_pkt *p, uint8_t *dst, uint64_t gpa, uint32_t k,
 	}
 }
 
+/* The header's offload fields from m (offl: the guest negotiated some). */
+static __rte_always_inline int
+penq_offload_hdr(const struct vsw_virtq *vq, const struct rte_mbuf *m,
+	uint8_t *hdr, bool offl)
+{
+	struct vsw_virtio_net_hdr h;
+
+	if (!offl)
+		return likely((m->ol_flags & (RTE_MBUF_F_TX_TCP_SEG |
+				      RTE_MBUF_F_TX_L4_MASK)) == 0)
+			? PENQ_OK
+			: VSW_VIRTQ_STAT_ENQ_DROP_OFFLOAD;
+	if (unlikely(vsw_virtq_net_hdr_from_mbuf(m, &h, vq->features) != 0))
+		return VSW_VIRTQ_STAT_ENQ_DROP_OFFLOAD;
+	memcpy(hdr, &h, 10); /* num_buffers: set by the caller */
+	return PENQ_OK;
+}
+
 /* Header + packet into the guest: PENQ_OK, an ENQ_DROP_*, or PENQ_BROKEN.
  * log (constant per instance): every page each copy wrote is noted in the
  * dirty log by guest address (dgpa follows dp). */
 static __rte_always_inline int
-penqueue_one(struct vsw_virtq *vq, struct rte_mbuf *m, bool mrg, bool log,
-	enum vsw_virtq_stat *why)
+penqueue_one(struct vsw_virtq *vq, struct rte_mbuf *m, bool mrg, bool offl,
+	bool log, enum vsw_virtq_stat *why)
 {
 	uint64_t dgpa = 0;
 	uint8_t hdr[12] = {0};
@@ -162,6 +185,9 @@ penqueue_one(struct vsw_virtq *vq, struct rte_mbuf *m, bool mrg, bool log,
 	p.start_shadow = vq->shadow_n;
 	if (unlikely(m->pkt_len + vq->hdr_len > vq->max_pkt_len))
 		return VSW_VIRTQ_STAT_ENQ_DROP_TOO_LARGE;
+	rc = penq_offload_hdr(vq, m, hdr, offl);
+	if (unlikely(rc != PENQ_OK))
+		return rc;
 	hdr[10] = 1; /* num_buffers, patched below when more are used */
 	rc = penq_take_chain(vq, &p);
 	if (unlikely(rc != PENQ_OK))
@@ -241,22 +267,29 @@ penqueue_drop(struct vsw_virtq *vq, int reason, enum vsw_virtq_stat why)
 	}
 }
 
-/* mrg and log are constant per call site: penqueue_one is specialised
- * per variant, and the copy loop without a log has no logging code. */
+/* mrg, offl and log are constant per call site: penqueue_one is
+ * specialised per variant, and the copy loop without a log has no logging
+ * code. */
 static __rte_always_inline uint16_t
 penqueue_burst(struct vsw_virtq *vq, struct rte_mbuf **pkts, uint16_t n,
-	bool mrg, bool log)
+	bool mrg, bool offl, bool log)
 {
 	enum vsw_virtq_stat why = VSW_VIRTQ_STAT__MAX;
-	uint64_t bytes = 0;
+	uint64_t bytes = 0, gso = 0, csum = 0;
 	uint16_t i, out = 0;
 
 	for (i = 0; i < n; i++) {
-		int rc = penqueue_one(vq, pkts[i], mrg, log, &why);
+		int rc = penqueue_one(vq, pkts[i], mrg, offl, log, &why);
 
 		if (likely(rc == PENQ_OK)) {
 			bytes += pkts[i]->pkt_len;
 			out++;
+			if (offl) {
+				uint64_t ol = pkts[i]->ol_flags;
+
+				gso += (ol & RTE_MBUF_F_TX_TCP_SEG) != 0;
+				csum += (ol & RTE_MBUF_F_TX_L4_MASK) != 0;
+			}
 			continue;
 		}
 		if (rc == PENQ_BROKEN) {
@@ -275,6 +308,10 @@ penqueue_burst(struct vsw_virtq *vq, struct rte_mbuf **pkts, uint16_t n,
 	}
 	virtq_count(vq, VSW_VIRTQ_STAT_ENQ_PACKETS, out);
 	virtq_count(vq, VSW_VIRTQ_STAT_ENQ_BYTES, bytes);
+	if (offl) {
+		virtq_count(vq, VSW_VIRTQ_STAT_ENQ_GSO_PACKETS, gso);
+		virtq_count(vq, VSW_VIRTQ_STAT_ENQ_CSUM_PARTIAL, csum);
+	}
 	virtq_packed_flush(vq);
 	return out;
 }
@@ -282,28 +319,46 @@ penqueue_burst(struct vsw_virtq *vq, struct rte_mbuf **pkts, uint16_t n,
 static __rte_noinline uint16_t
 penqueue_burst_mrg(struct vsw_virtq *vq, struct rte_mbuf **pkts, uint16_t n)
 {
-	return penqueue_burst(vq, pkts, n, true, false);
+	return penqueue_burst(vq, pkts, n, true, false, false);
 }
 
 static __rte_noinline uint16_t
 penqueue_burst_one(struct vsw_virtq *vq, struct rte_mbuf **pkts, uint16_t n)
 {
-	return penqueue_burst(vq, pkts, n, false, false);
+	return penqueue_burst(vq, pkts, n, false, false, false);
 }
 
-/* Live migration (virtq_log.c): the same, logging what they write. */
+/* The guest negotiated receive offloads (Linux always has MRG_RXBUF). */
+static __rte_noinline uint16_t
+penqueue_burst_mrg_offl(struct vsw_virtq *vq, struct rte_mbuf **pkts,
+	uint16_t n)
+{
+	return penqueue_burst(vq, pkts, n, true, true, false);
+}
+
+static __rte_noinline uint16_t
+penqueue_burst_one_offl(struct vsw_virtq *vq, struct rte_mbuf **pkts,
+	uint16_t n)
+{
+	return penqueue_burst(vq, pkts, n, false, true, false);
+}
+
+/* Live migration (virtq_log.c): the same, logging what they write (offl
+ * read per burst: the logging variants are cold). */
 static __rte_noinline __rte_cold uint16_t
 penqueue_burst_mrg_log(struct vsw_virtq *vq, struct rte_mbuf **pkts,
 	uint16_t n)
 {
-	return penqueue_burst(vq, pkts, n, true, true);
+	return penqueue_burst(vq, pkts, n, true,
+		(vq->features & VSW_VIRTQ_F_ENQ_OFFLOADS) != 0, true);
 }
 
 static __rte_noinline __rte_cold uint16_t
 penqueue_burst_one_log(struct vsw_virtq *vq, struct rte_mbuf **pkts,
 	uint16_t n)
 {
-	return penqueue_burst(vq, pkts, n, false, true);
+	return penqueue_burst(vq, pkts, n, false,
+		(vq->features & VSW_VIRTQ_F_ENQ_OFFLOADS) != 0, true);
 }
 
 uint16_t
@@ -325,6 +380,10 @@ virtq_packed_enqueue_burst(struct vsw_virtq *vq, struct rte_mbuf **pkts,
 		return virtq_has(vq, VSW_VIRTIO_NET_F_MRG_RXBUF)
 			       ? penqueue_burst_mrg_log(vq, pkts, n)
 			       : penqueue_burst_one_log(vq, pkts, n);
+	if (unlikely(vq->features & VSW_VIRTQ_F_ENQ_OFFLOADS))
+		return virtq_has(vq, VSW_VIRTIO_NET_F_MRG_RXBUF)
+			       ? penqueue_burst_mrg_offl(vq, pkts, n)
+			       : penqueue_burst_one_offl(vq, pkts, n);
 	if (virtq_has(vq, VSW_VIRTIO_NET_F_MRG_RXBUF))
 		return penqueue_burst_mrg(vq, pkts, n);
 	return penqueue_burst_one(vq, pkts, n);

@@ -85,12 +85,13 @@ struct rte_mempool;
  * covers (the vhost-user protocol's log). A queue created with
  * cfg.log_base logs every byte it writes into guest memory: RX buffer
  * contents (every page each copy touched), used-ring entries and the used
- * index. It never writes avail_event (the port keeps guest kicks off, and
+ * index; on packed rings the used descriptors (the slots each burst's used
+ * descriptors went to) and the device event area (written once, at
+ * create). It never writes avail_event (the port keeps guest kicks off, and
  * librte_vhost writes that word only to turn them on), nor anything else.
  * The burst paths pick their logging variant once per burst; the bits of a
  * burst are collected and ORed in once at its end (after its writes).
- * Code of this folder that writes guest memory elsewhere (packed rings)
- * calls virtq_log_write(vq, gpa, len) (vhost/virtq/virtq_priv.h) for it
+ * Code of this folder that writes guest memory elsewhere calls virtq_log_write(vq, gpa, len) (vhost/virtq/virtq_priv.h) for it
  * when virtq_logging(vq), and its used-ring writer flushes with
  * virtq_log_flush(vq) at the end of the burst.
  */

@@ -397,6 +397,13 @@ vhost_retries(const struct vswd_port *p)
 	return sum;
 }
 
+/* Which virtqueue layout the guest negotiated (before it did: split). */
+static const char *
+rings_text(uint64_t f)
+{
+	return (f >> VSW_VIRTIO_F_RING_PACKED) & 1 ? "packed" : "split";
+}
+
 /* "csum+tso4+tso6", "csum", "nothing": which offloads a direction has. */
 static const char *
 offloads_text(uint64_t f, unsigned csum, unsigned tso4, unsigned tso6)
@@ -433,8 +440,9 @@ show_port_text(struct vswd_port *p, const struct vsw_port_stats *ps,
 		"burst)\n",
 		vhost_retries(p), vsw_port_vhost_tx_retries_max(&p->vhost));
 	vsw_ctl_reply_printf(r, "  queue pairs: %u offered, %u vrings live; "
-		"features 0x%" PRIx64 "; connects %" PRIu64 "; max ring size "
-		"%u\n", p->queues, vi->queues_live, vi->features, vi->connects,
+		"features 0x%" PRIx64 " (%s rings); connects %" PRIu64
+		"; max ring size %u\n", p->queues, vi->queues_live,
+		vi->features, rings_text(vi->features), vi->connects,
 		p->max_ring_size);
 	vsw_ctl_reply_printf(r, "  offloads: %s; guest sends %s, receives %s\n",
 		p->no_offloads ? "off" : "offered",
@@ -495,7 +503,8 @@ show_port_json(struct vswd_port *p, const struct vsw_port_stats *ps,
 			", \"mem_faults\": %" PRIu64
 			", \"mem_unsealed\": %u"
 			", \"tx_retries\": %" PRIu64
-			", \"tx_retries_max\": %u, \"offloads\": %s",
+			", \"tx_retries_max\": %u, \"offloads\": %s"
+			", \"rings\": \"%s\"",
 			p->queues, p->max_ring_size, vi->queues_live,
 			vi->features, vi->connects,
 			vi->disconnects, vi->msg_rejected, vi->fd_rejected,
@@ -503,7 +512,8 @@ show_port_json(struct vswd_port *p, const struct vsw_port_stats *ps,
 			vi->mem_faults,
 			vi->mem_unsealed, vhost_retries(p),
 			vsw_port_vhost_tx_retries_max(&p->vhost),
-			p->no_offloads ? "false" : "true");
+			p->no_offloads ? "false" : "true",
+			rings_text(vi->features));
 		vsw_ctl_reply_printf(r, ", \"dirty_log\": %s, "
 			"\"vrings_logging\": %u, \"log_pages\": %" PRIu64
 			", \"rarp_received\": %" PRIu64 ", \"rarp_sent\": %"

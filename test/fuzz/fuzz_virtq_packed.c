@@ -23,7 +23,8 @@
  * device's lap; stops at a chain without an end, which breaks the ring),
  * each chain's ring slots and id (of its last slot), its fate (frame
  * bytes; too large; short header; bad with the ERR_* that says why; id out
- * of range or already taken in this burst). After the burst: mbufs equal
+ * of range or already taken in this burst), and the descriptor budget
+ * (each slot and table entry read; checked before each chain). After the burst: mbufs equal
  * the good chains' frames in order; each drop and ERR_* counter moved by
  * the predicted amount; one used descriptor per chain taken at its first
  * slot, id and len 0, flags of the device's lap; the ring position moved
@@ -164,6 +165,7 @@ struct ref {
 	int outcome; /* 0 ok, else a DEQ_DROP_* counter */
 	int err;
 	uint32_t len, nslots;
+	uint32_t reads; /* descriptors read: slots and table entries */
 	uint16_t id, slot;
 	bool wrap;
 };
@@ -215,6 +217,7 @@ ref_table(struct ref *r, const struct vring_packed_desc *d, uint8_t *out,
 		struct vring_packed_desc e;
 		int rc;
 
+		r->reads++;
 		if (ref_read(d->addr + 16ull * i, &e, 16) < 0)
 			return ref_bad(r, VSW_VIRTQ_STAT_ERR_DESC_ADDR);
 		if (e.len == 0) /* TX: WRITE in a table is taken */
@@ -238,6 +241,7 @@ ref_chain(uint16_t slot, bool wrap, struct ref *r, uint8_t *out)
 	r->slot = slot;
 	r->wrap = wrap;
 	r->nslots = 0;
+	r->reads = 0;
 	r->err = 0;
 	for (;;) {
 		struct vring_packed_desc d = ring[slot];
@@ -246,6 +250,7 @@ ref_chain(uint16_t slot, bool wrap, struct ref *r, uint8_t *out)
 			r->err = VSW_VIRTQ_STAT_ERR_DESC_NOT_AVAIL;
 			return -1;
 		}
+		r->reads++;
 		if (++r->nslots > qsize) {
 			r->err = VSW_VIRTQ_STAT_ERR_DESC_LOOP;
 			return -1;
@@ -305,6 +310,7 @@ deq_burst(struct vsw_virtq *vq, uint16_t n)
 	uint64_t after[VSW_VIRTQ_STAT__MAX], inflight[1024 / 64] = {0};
 	struct rte_mbuf *pkts[VSW_VIRTQ_BURST_MAX];
 	uint16_t slot, got, i, taken = 0, good = 0, j = 0;
+	uint32_t reads = 0;
 	bool wrap, broken = vsw_virtq_broken(vq), breaks = false;
 
 	pos_split(vsw_virtq_last_avail_idx(vq), &slot, &wrap);
@@ -314,6 +320,12 @@ deq_burst(struct vsw_virtq *vq, uint16_t n)
 
 		if (rc == 0)
 			break;
+		/* the budget, checked before each chain (head available) */
+		if (reads >= VSW_VIRTQ_BURST_DESCS) {
+			want[VSW_VIRTQ_STAT_BUDGET_CUT]++;
+			break;
+		}
+		reads += r->reads;
 		if (rc < 0) {
 			want[r->err]++;
 			want[VSW_VIRTQ_STAT_ERR_RING_BROKEN]++;

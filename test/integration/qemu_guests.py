@@ -3,17 +3,20 @@
 """Integration test: two Linux guests (QEMU, TCG, Debian's 6.1 kernel, see
 vswtest/qemu.py) switched by vswd with the `normal` rule.
 
-One pair of boots serves every scenario: each guest has two NICs, one per
-vhost-user mode, on separate subnets and on four vswd ports in one L2
-domain:
+One pair of boots serves every scenario: each guest has three NICs, one per
+vhost-user mode and one with packed virtqueues, on separate subnets and on
+six vswd ports in one L2 domain:
 
     guest a  nic0 169.254.1.1 --- a-srv  vswd  b-srv --- nic0 169.254.1.2  guest b
              nic1 169.254.2.1 --- a-cli        b-cli --- nic1 169.254.2.2
+             nic2 169.254.3.1 --- a-pk         b-pk  --- nic2 169.254.3.2
 
     *-srv  vswd is the vhost-user server (QEMU connects)
     *-cli  vswd is the client (QEMU owns the socket: server=on,wait=off)
+    *-pk   server mode, QEMU's virtio-net-pci packed=on: port-show must say
+           packed rings there (split on the others)
 
-Scenarios, per mode (the subnet picks the NIC pair):
+Scenarios, per mode ("packed" the third; the subnet picks the NIC pair):
     ping   a -> b and b -> a, ARP resolved through the switch's flood
     jumbo  8000-byte pings at MTU 9000 (8042-byte frames)
     tcp    --mib MiB of random data a -> b, then b -> a (busybox nc),
@@ -75,8 +78,8 @@ from vswtest.qemu import Nic, QemuGuest
 from vswtest.vswd import Vswd, snap_delta
 
 VSWD_NICE = 19
-MODES = ("server", "client")
-SUBNET = {"server": "169.254.1", "client": "169.254.2"}
+MODES = ("server", "client", "packed")
+SUBNET = {"server": "169.254.1", "client": "169.254.2", "packed": "169.254.3"}
 MAC = "52:54:00:12:%02x:%02x"  # (guest, nic)
 NAMES = ("a", "b")
 
@@ -243,17 +246,21 @@ def tcp(rig, src, dst, ni, mib, tag):
 
 
 def case_default(rig, args):
-    lines = ["# qemu-guests: two server-mode and two client-mode ports"]
+    lines = ["# qemu-guests: two server-mode and two client-mode ports, "
+             "two server-mode ports for packed rings"]
     for n in NAMES:
         lines.append("port-add %s-srv vhost-user" % n)
     for n in NAMES:
         lines.append("port-add %s-cli vhost-user-client path=%s" % (
             n, os.path.join(rig.tmp, "%s-cli.sock" % n)))
+    for n in NAMES:
+        lines.append("port-add %s-pk vhost-user" % n)
     lines.append("flow-add priority=0,actions=normal")
     rig.start_vswd(lines)
     for gi, n in enumerate(NAMES):
         rig.ports[(gi, 0)] = "%s-srv" % n
         rig.ports[(gi, 1)] = "%s-cli" % n
+        rig.ports[(gi, 2)] = "%s-pk" % n
 
     def nics(gi):
         return [Nic(os.path.join(rig.run, "%s-srv.sock" % NAMES[gi]),
@@ -261,9 +268,17 @@ def case_default(rig, args):
                     9000),
                 Nic(os.path.join(rig.tmp, "%s-cli.sock" % NAMES[gi]),
                     MAC % (gi + 1, 1), "%s.%d/24" % (SUBNET["client"], gi + 1),
-                    9000, server=True)]
+                    9000, server=True),
+                Nic(os.path.join(rig.run, "%s-pk.sock" % NAMES[gi]),
+                    MAC % (gi + 1, 2), "%s.%d/24" % (SUBNET["packed"], gi + 1),
+                    9000, dev_opts="packed=on")]
     rig.boot(nics)
     rig.vswd.wait_up(list(rig.ports.values()), 2, timeout=60)
+    for name in rig.ports.values():
+        rings = rig.vswd.port(name).get("rings")
+        want = "packed" if name.endswith("-pk") else "split"
+        rig.c.check(rings == want, "%s: port-show says %s rings (%s)" % (
+            name, want, rings))
     a, b = rig.guests
     for mode in MODES:
         ni = MODES.index(mode)
@@ -647,7 +662,7 @@ def main():
                     help="MiB of the TCP transfer across ethtool -L")
     ap.add_argument("--pmd-sleep", type=int, default=200,
                     help="mq: vswd's PMD idle back-off (pmd-sleep-set, us)")
-    ap.add_argument("--modes", default="server,client",
+    ap.add_argument("--modes", default="server,client,packed",
                     help="vhost-user modes of vswd's ports to test")
     ap.add_argument("--mib", type=int, default=8,
                     help="MiB per TCP transfer")

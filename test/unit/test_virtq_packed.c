@@ -394,6 +394,9 @@ main(int argc, char **argv)
 	rc = cmocka_run_group_tests_name("virtq_packed", tests, NULL, NULL);
 	rc |= test_packed_limits_run();
 	rc |= test_virtq_packed_hostile_run();
+	rc |= test_virtq_packed_budget_run();
+	rc |= test_virtq_packed_log_run();
+	rc |= test_virtq_packed_offl_run();
 	rte_mempool_free(ptest_pool);
 	rte_eal_cleanup();
 	return rc;

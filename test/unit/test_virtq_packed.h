@@ -65,5 +65,8 @@ int pfx_pool_setup(void **state);
 int pfx_pool_teardown(void **state);
 
 int test_virtq_packed_hostile_run(void);
+int test_virtq_packed_budget_run(void);
+int test_virtq_packed_log_run(void);
+int test_virtq_packed_offl_run(void);
 
 #endif /* VSW_TEST_VIRTQ_PACKED_H */

@@ -159,6 +159,12 @@ queue_setup(struct vsw_virtq *vq, const struct vsw_virtq_config *cfg)
 			return -EINVAL;
 		vq->log = cfg->log_base;
 		vq->log_size = cfg->log_size;
+		vq->desc_gpa = cfg->desc_gpa;
+		if (vq->packed) { /* packed_setup wrote the device event */
+			virtq_log_write(vq, cfg->used_gpa,
+				sizeof(*vq->device_event));
+			virtq_log_flush(vq);
+		}
 	}
 	return 0;
 }

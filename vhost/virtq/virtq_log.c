@@ -109,6 +109,20 @@ virtq_log_pages(struct vsw_virtq *vq, uint64_t first, uint64_t last)
 	}
 }
 
+/* A burst writes used descriptors inside the slots it advanced over,
+ * which may be the whole ring (a guest re-posting while we run: capped). */
+void
+virtq_log_pdesc(struct vsw_virtq *vq, uint16_t first, uint32_t n)
+{
+	uint32_t k;
+
+	n = RTE_MIN(n, vq->size);
+	k = RTE_MIN(n, vq->size - first);
+	virtq_log_write(vq, vq->desc_gpa + 16ull * first, 16ull * k);
+	if (k < n)
+		virtq_log_write(vq, vq->desc_gpa, 16ull * (n - k));
+}
+
 void
 virtq_log_used(struct vsw_virtq *vq, uint16_t first, uint32_t n)
 {

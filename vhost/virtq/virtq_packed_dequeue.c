@@ -5,9 +5,13 @@
  * mbufs from the caller's pool), fed by the packed walker. Chains are
  * taken in ring order while the slot at the avail position is available;
  * each goes back as one used descriptor (len 0) at the end of the burst.
+ * With checksum/TSO offloads negotiated the header is kept and mapped onto
+ * the mbuf as on split rings (vsw_virtq_net_hdr_to_mbuf).
  *
  * Runs on the queue's poller; no locks, no allocation besides mbufs.
  */
+#include <string.h>
+
 #include <rte_mbuf.h>
 
 #include <vsw/copy.h>
@@ -42,10 +46,11 @@ pdeq_align_head(struct rte_mbuf *m, const uint8_t *src, uint8_t **dst,
 	*room = rte_pktmbuf_tailroom(m);
 }
 
-/* Copies the chain's frame into m; 0 or the DEQ_DROP_* counter. */
+/* Copies the chain's frame into m; 0 or the DEQ_DROP_* counter. With offl
+ * (constant per burst) the virtio-net header is kept in hdr. */
 static __rte_always_inline int
 pdequeue_chain(struct vsw_virtq *vq, struct rte_mempool *mp,
-	struct rte_mbuf *m, struct virtq_pwalk *w)
+	struct rte_mbuf *m, struct virtq_pwalk *w, bool offl, uint8_t *hdr)
 {
 	struct rte_mbuf *seg = m;
 	uint8_t *dst = rte_pktmbuf_mtod(m, uint8_t *);
@@ -66,6 +71,8 @@ pdequeue_chain(struct vsw_virtq *vq, struct rte_mempool *mp,
 		if (unlikely(skip != 0)) {
 			uint32_t k = RTE_MIN(skip, len);
 
+			if (offl)
+				memcpy(hdr + (vq->hdr_len - skip), src, k);
 			skip -= k;
 			src += k;
 			len -= k;
@@ -139,10 +146,12 @@ palloc_heads(struct rte_mempool *mp, struct rte_mbuf **pkts, uint16_t n)
  * the chain has no end (the ring is broken, nothing taken).
  */
 static __rte_always_inline int
-pdequeue_one(struct vsw_virtq *vq, struct rte_mempool *mp, struct rte_mbuf *m)
+pdequeue_one(struct vsw_virtq *vq, struct rte_mempool *mp, struct rte_mbuf *m,
+	bool offl)
 {
+	struct vsw_virtio_net_hdr h = {0};
 	struct virtq_pwalk w;
-	int rc = pdequeue_chain(vq, mp, m, &w);
+	int rc = pdequeue_chain(vq, mp, m, &w, offl, (uint8_t *)&h);
 
 	if (unlikely(virtq_pwalk_finish(vq, &w) < 0)) {
 		virtq_break(vq, w.err, "tx chain at slot", vq->last_avail_idx);
@@ -155,6 +164,8 @@ pdequeue_one(struct vsw_virtq *vq, struct rte_mempool *mp, struct rte_mbuf *m)
 		rc = VSW_VIRTQ_STAT_DEQ_DROP_BAD_DESC;
 		w.err = VSW_VIRTQ_STAT_ERR_DESC_ID;
 	}
+	if (offl && rc == 0)
+		rc = vsw_virtq_net_hdr_to_mbuf(&h, m, vq->features);
 	virtq_pshadow_push(vq, w.id, w.ring_n, 0);
 	packed_advance(vq, &vq->last_avail_idx, &vq->avail_wrap, w.ring_n);
 	if (unlikely(rc != 0))
@@ -162,27 +173,38 @@ pdequeue_one(struct vsw_virtq *vq, struct rte_mempool *mp, struct rte_mbuf *m)
 	return rc;
 }
 
-uint16_t
-virtq_packed_dequeue_burst(struct vsw_virtq *vq, struct rte_mempool *mp,
-	struct rte_mbuf **pkts, uint16_t n)
+/* offl is constant per call site: two specialisations. */
+static __rte_always_inline uint16_t
+pdequeue_burst(struct vsw_virtq *vq, struct rte_mempool *mp,
+	struct rte_mbuf **pkts, uint16_t n, bool offl)
 {
-	uint64_t bytes = 0;
+	uint64_t bytes = 0, gso = 0, csum = 0;
 	uint16_t i, count, out = 0;
 
 	if (unlikely(vq->broken) || n == 0 || !packed_head_ready(vq))
 		return 0;
 	/* no mbuf, no chain taken: the guest's packets wait in its ring */
 	count = palloc_heads(mp, pkts, n);
+	virtq_budget_reset(vq);
 	for (i = 0; i < count; i++) {
 		struct rte_mbuf *m = pkts[out];
 		int rc;
 
 		if (i != 0 && !packed_head_ready(vq))
 			break;
-		rc = pdequeue_one(vq, mp, m);
+		/* the rest stays in the ring for the next burst */
+		if (unlikely(virtq_budget_spent(vq))) {
+			virtq_count(vq, VSW_VIRTQ_STAT_BUDGET_CUT, 1);
+			break;
+		}
+		rc = pdequeue_one(vq, mp, m, offl);
 		if (likely(rc == 0)) {
 			bytes += m->pkt_len;
 			out++;
+			if (offl) {
+				gso += (m->ol_flags & RTE_MBUF_F_TX_TCP_SEG) != 0;
+				csum += (m->ol_flags & RTE_MBUF_F_TX_L4_MASK) != 0;
+			}
 		} else if (rc < 0) {
 			break;
 		}
@@ -191,6 +213,33 @@ virtq_packed_dequeue_burst(struct vsw_virtq *vq, struct rte_mempool *mp,
 		rte_pktmbuf_free_bulk(&pkts[out], count - out);
 	virtq_count(vq, VSW_VIRTQ_STAT_DEQ_PACKETS, out);
 	virtq_count(vq, VSW_VIRTQ_STAT_DEQ_BYTES, bytes);
+	if (offl) {
+		virtq_count(vq, VSW_VIRTQ_STAT_DEQ_GSO_PACKETS, gso);
+		virtq_count(vq, VSW_VIRTQ_STAT_DEQ_CSUM_PARTIAL, csum);
+	}
 	virtq_packed_flush(vq);
 	return out;
+}
+
+static __rte_noinline uint16_t
+pdequeue_burst_plain(struct vsw_virtq *vq, struct rte_mempool *mp,
+	struct rte_mbuf **pkts, uint16_t n)
+{
+	return pdequeue_burst(vq, mp, pkts, n, false);
+}
+
+static __rte_noinline uint16_t
+pdequeue_burst_offl(struct vsw_virtq *vq, struct rte_mempool *mp,
+	struct rte_mbuf **pkts, uint16_t n)
+{
+	return pdequeue_burst(vq, mp, pkts, n, true);
+}
+
+uint16_t
+virtq_packed_dequeue_burst(struct vsw_virtq *vq, struct rte_mempool *mp,
+	struct rte_mbuf **pkts, uint16_t n)
+{
+	if (unlikely(vq->features & VSW_VIRTQ_F_DEQ_OFFLOADS))
+		return pdequeue_burst_offl(vq, mp, pkts, n);
+	return pdequeue_burst_plain(vq, mp, pkts, n);
 }

@@ -5,15 +5,20 @@
  * an indirect table, checking what the guest controls: every descriptor
  * after the head marked available with the same lap (the driver writes the
  * head last, so a chain that runs into an unavailable slot has no end), no
- * more ring slots than the ring holds, INDIRECT only as a chain's one
- * descriptor, the table length (multiple of 16, not empty, <= ring size),
- * no zero length, the direction flag. Inside a table only WRITE counts
+ * more than chain_lim (min(size, VSW_VIRTQ_CHAIN_MAX)) ring slots, INDIRECT
+ * only as a chain's one descriptor, the table length (multiple of 16, not
+ * empty, <= chain_lim), no zero length, the direction flag. Inside a table only WRITE counts
  * (2.8.7: other flags and the id are reserved, ignored), and only on RX
  * (see pwalk_take).
  *
  * A chain whose end cannot be found (ERR_DESC_NOT_AVAIL, ERR_DESC_LOOP)
  * leaves no way to find the next chain: the callers break the ring. Any
  * other bad chain is skipped to its end (virtq_pwalk_finish) and returned.
+ *
+ * Every descriptor read (ring slot, table entry, slot skipped) is charged
+ * to the burst's budget, as in virtq_desc.c; the bursts check it before
+ * each chain. Skipping a chain longer than chain_lim reads at most the
+ * ring's size of slots: the end must be found to go on.
  *
  * Runs on the queue's poller; reads each descriptor once.
  */
@@ -65,6 +70,7 @@ pwalk_table_next(struct vsw_virtq *vq, struct virtq_pwalk *w)
 
 	if (w->count == w->n)
 		return 0;
+	vq->budget--;
 	if (likely(w->table != NULL))
 		pdesc_read(&w->table[w->count], &d);
 	else if (virtq_mem_read(vq->mem, &d, at, sizeof(d)) < 0)
@@ -84,7 +90,7 @@ pwalk_enter_indirect(struct vsw_virtq *vq, struct virtq_pwalk *w,
 	if (unlikely(w->ring_n != 1 || (d->flags & VRING_DESC_F_NEXT)))
 		return pwalk_fail(w, VSW_VIRTQ_STAT_ERR_INDIRECT_NEXT);
 	if (unlikely(d->len == 0 || d->len % sizeof(*d) != 0 ||
-		    d->len / sizeof(*d) > vq->size))
+		    d->len / sizeof(*d) > vq->chain_lim))
 		return pwalk_fail(w, VSW_VIRTQ_STAT_ERR_INDIRECT_LEN);
 	va = virtq_translate(vq->mem, d->addr, d->len, &contig);
 	if (unlikely(va == NULL))
@@ -104,13 +110,18 @@ pwalk_ring_load(struct vsw_virtq *vq, struct virtq_pwalk *w)
 {
 	struct vring_packed_desc d;
 
+	vq->budget--;
 	pdesc_read(&vq->pdesc[w->slot], &d);
 	if (unlikely(w->ring_n != 0 && !packed_avail(d.flags, w->wrap)))
 		return pwalk_fail(w, VSW_VIRTQ_STAT_ERR_DESC_NOT_AVAIL);
-	if (unlikely(++w->ring_n > vq->size))
-		return pwalk_fail(w, VSW_VIRTQ_STAT_ERR_DESC_LOOP);
 	w->flags = d.flags;
 	w->id = d.id;
+	/* chain_lim <= size: a ring of at most CHAIN_MAX has no longer
+	 * chain but a loop; a longer one is skipped (flags kept for it) */
+	if (unlikely(++w->ring_n > vq->chain_lim))
+		return pwalk_fail(w, w->ring_n > vq->size ?
+				VSW_VIRTQ_STAT_ERR_DESC_LOOP :
+				VSW_VIRTQ_STAT_ERR_CHAIN_LEN);
 	if (d.flags & VRING_DESC_F_INDIRECT)
 		return pwalk_enter_indirect(vq, w, &d);
 	return pwalk_take(w, &d, VRING_DESC_F_WRITE);
@@ -156,6 +167,7 @@ virtq_pwalk_skip(struct vsw_virtq *vq, struct virtq_pwalk *w)
 		uint16_t f;
 
 		packed_advance(vq, &w->slot, &w->wrap, 1);
+		vq->budget--;
 		v = &vq->pdesc[w->slot];
 		f = v->flags;
 		/* the checks of pwalk_ring_load, in its order */

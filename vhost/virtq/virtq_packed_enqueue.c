@@ -5,10 +5,15 @@
  * many chains as it needs and sets num_buffers; without it a packet must
  * fit one chain), fed by the packed walker. A chain used in part still
  * takes all its ring slots (virtq_pwalk_finish finds its end and id). Used
- * descriptors collect in the shadow and are written once per burst.
+ * descriptors collect in the shadow and are written once per burst. With
+ * checksum/TSO offloads negotiated the header carries the mbuf's offload
+ * metadata (vsw_virtq_net_hdr_from_mbuf); without, a packet asking for
+ * one is dropped (enq_drop_offload), as on split rings.
  *
  * Runs on the queue's poller; no locks, no allocation.
  */
+#include <string.h>
+
 #include <rte_mbuf.h>
 
 #include <vsw/copy.h>
@@ -21,6 +26,7 @@ struct penq_pkt {
 	uint32_t chain_len;
 	uint32_t off;
 	uint8_t *nb[2];
+	uint64_t nb_gpa[2]; /* their guest addresses (dirty logging) */
 	uint16_t start_avail;
 	bool start_wrap;
 	uint32_t start_shadow;
@@ -96,6 +102,8 @@ penq_take_chain(struct vsw_virtq *vq, struct penq_pkt *p)
 {
 	if (unlikely(!packed_head_ready(vq)))
 		return penq_rollback(vq, p, VSW_VIRTQ_STAT_ENQ_DROP_RING_FULL);
+	if (unlikely(virtq_budget_spent(vq)))
+		return penq_rollback(vq, p, VSW_VIRTQ_STAT_ENQ_DROP_BUDGET);
 	p->chain_len = 0;
 	p->nbufs++;
 	if (unlikely(virtq_pwalk_start(vq, &p->w, VRING_DESC_F_WRITE) < 0))
@@ -119,19 +127,47 @@ penq_chain_full(struct vsw_virtq *vq, struct penq_pkt *p, bool mrg)
 }
 
 static __rte_always_inline void
-penq_note_nb(struct penq_pkt *p, uint8_t *dst, uint32_t k)
+penq_note_nb(struct penq_pkt *p, uint8_t *dst, uint64_t gpa, uint32_t k,
+	bool log)
 {
-	if (p->off <= 10 && p->off + k > 10)
+	if (p->off <= 10 && p->off + k > 10) {
 		p->nb[0] = dst + (10 - p->off);
-	if (p->off <= 11 && p->off + k > 11)
+		if (log)
+			p->nb_gpa[0] = gpa + (10 - p->off);
+	}
+	if (p->off <= 11 && p->off + k > 11) {
 		p->nb[1] = dst + (11 - p->off);
+		if (log)
+			p->nb_gpa[1] = gpa + (11 - p->off);
+	}
 }
 
-/* Header + packet into the guest: PENQ_OK, an ENQ_DROP_*, or PENQ_BROKEN. */
+/* The header's offload fields from m (offl: the guest negotiated some). */
 static __rte_always_inline int
-penqueue_one(struct vsw_virtq *vq, struct rte_mbuf *m, bool mrg,
-	enum vsw_virtq_stat *why)
+penq_offload_hdr(const struct vsw_virtq *vq, const struct rte_mbuf *m,
+	uint8_t *hdr, bool offl)
 {
+	struct vsw_virtio_net_hdr h;
+
+	if (!offl)
+		return likely((m->ol_flags & (RTE_MBUF_F_TX_TCP_SEG |
+				      RTE_MBUF_F_TX_L4_MASK)) == 0)
+			? PENQ_OK
+			: VSW_VIRTQ_STAT_ENQ_DROP_OFFLOAD;
+	if (unlikely(vsw_virtq_net_hdr_from_mbuf(m, &h, vq->features) != 0))
+		return VSW_VIRTQ_STAT_ENQ_DROP_OFFLOAD;
+	memcpy(hdr, &h, 10); /* num_buffers: set by the caller */
+	return PENQ_OK;
+}
+
+/* Header + packet into the guest: PENQ_OK, an ENQ_DROP_*, or PENQ_BROKEN.
+ * log (constant per instance): every page each copy wrote is noted in the
+ * dirty log by guest address (dgpa follows dp). */
+static __rte_always_inline int
+penqueue_one(struct vsw_virtq *vq, struct rte_mbuf *m, bool mrg, bool offl,
+	bool log, enum vsw_virtq_stat *why)
+{
+	uint64_t dgpa = 0;
 	uint8_t hdr[12] = {0};
 	const uint8_t *sp = hdr;
 	uint32_t sl = vq->hdr_len, dl = 0;
@@ -149,6 +185,9 @@ penqueue_one(struct vsw_virtq *vq, struct rte_mbuf *m, bool mrg,
 	p.start_shadow = vq->shadow_n;
 	if (unlikely(m->pkt_len + vq->hdr_len > vq->max_pkt_len))
 		return VSW_VIRTQ_STAT_ENQ_DROP_TOO_LARGE;
+	rc = penq_offload_hdr(vq, m, hdr, offl);
+	if (unlikely(rc != PENQ_OK))
+		return rc;
 	hdr[10] = 1; /* num_buffers, patched below when more are used */
 	rc = penq_take_chain(vq, &p);
 	if (unlikely(rc != PENQ_OK))
@@ -176,12 +215,18 @@ penqueue_one(struct vsw_virtq *vq, struct rte_mbuf *m, bool mrg,
 				if (unlikely(rc != PENQ_OK))
 					goto out;
 			}
+			if (log)
+				dgpa = p.w.gpa - dl; /* the span's start */
 			continue;
 		}
 		k = RTE_MIN(sl, dl);
 		if (mrg && unlikely(p.off < 12))
-			penq_note_nb(&p, dp, k);
+			penq_note_nb(&p, dp, dgpa, k, log);
 		vsw_copy(dp, sp, k);
+		if (log) {
+			virtq_log_write(vq, dgpa, k);
+			dgpa += k;
+		}
 		sp += k;
 		sl -= k;
 		dp += k;
@@ -198,6 +243,10 @@ penqueue_one(struct vsw_virtq *vq, struct rte_mbuf *m, bool mrg,
 	if (mrg && p.nbufs != 1) {
 		*p.nb[0] = (uint8_t)p.nbufs;
 		*p.nb[1] = (uint8_t)(p.nbufs >> 8);
+		if (log) { /* written again after their copy was noted */
+			virtq_log_write(vq, p.nb_gpa[0], 1);
+			virtq_log_write(vq, p.nb_gpa[1], 1);
+		}
 	}
 	return PENQ_OK;
 out:
@@ -218,21 +267,29 @@ penqueue_drop(struct vsw_virtq *vq, int reason, enum vsw_virtq_stat why)
 	}
 }
 
-/* mrg is constant per call site, so penqueue_one is specialised twice. */
+/* mrg, offl and log are constant per call site: penqueue_one is
+ * specialised per variant, and the copy loop without a log has no logging
+ * code. */
 static __rte_always_inline uint16_t
 penqueue_burst(struct vsw_virtq *vq, struct rte_mbuf **pkts, uint16_t n,
-	bool mrg)
+	bool mrg, bool offl, bool log)
 {
 	enum vsw_virtq_stat why = VSW_VIRTQ_STAT__MAX;
-	uint64_t bytes = 0;
+	uint64_t bytes = 0, gso = 0, csum = 0;
 	uint16_t i, out = 0;
 
 	for (i = 0; i < n; i++) {
-		int rc = penqueue_one(vq, pkts[i], mrg, &why);
+		int rc = penqueue_one(vq, pkts[i], mrg, offl, log, &why);
 
 		if (likely(rc == PENQ_OK)) {
 			bytes += pkts[i]->pkt_len;
 			out++;
+			if (offl) {
+				uint64_t ol = pkts[i]->ol_flags;
+
+				gso += (ol & RTE_MBUF_F_TX_TCP_SEG) != 0;
+				csum += (ol & RTE_MBUF_F_TX_L4_MASK) != 0;
+			}
 			continue;
 		}
 		if (rc == PENQ_BROKEN) {
@@ -240,15 +297,21 @@ penqueue_burst(struct vsw_virtq *vq, struct rte_mbuf **pkts, uint16_t n,
 				n - i);
 			break;
 		}
-		if (rc == VSW_VIRTQ_STAT_ENQ_DROP_RING_FULL) {
-			virtq_count(vq, VSW_VIRTQ_STAT_ENQ_DROP_RING_FULL,
-				n - i);
+		if (rc == VSW_VIRTQ_STAT_ENQ_DROP_RING_FULL ||
+			rc == VSW_VIRTQ_STAT_ENQ_DROP_BUDGET) {
+			virtq_count(vq, (enum vsw_virtq_stat)rc, n - i);
+			virtq_count(vq, VSW_VIRTQ_STAT_BUDGET_CUT,
+				rc == VSW_VIRTQ_STAT_ENQ_DROP_BUDGET);
 			break;
 		}
 		penqueue_drop(vq, rc, why);
 	}
 	virtq_count(vq, VSW_VIRTQ_STAT_ENQ_PACKETS, out);
 	virtq_count(vq, VSW_VIRTQ_STAT_ENQ_BYTES, bytes);
+	if (offl) {
+		virtq_count(vq, VSW_VIRTQ_STAT_ENQ_GSO_PACKETS, gso);
+		virtq_count(vq, VSW_VIRTQ_STAT_ENQ_CSUM_PARTIAL, csum);
+	}
 	virtq_packed_flush(vq);
 	return out;
 }
@@ -256,13 +319,46 @@ penqueue_burst(struct vsw_virtq *vq, struct rte_mbuf **pkts, uint16_t n,
 static __rte_noinline uint16_t
 penqueue_burst_mrg(struct vsw_virtq *vq, struct rte_mbuf **pkts, uint16_t n)
 {
-	return penqueue_burst(vq, pkts, n, true);
+	return penqueue_burst(vq, pkts, n, true, false, false);
 }
 
 static __rte_noinline uint16_t
 penqueue_burst_one(struct vsw_virtq *vq, struct rte_mbuf **pkts, uint16_t n)
 {
-	return penqueue_burst(vq, pkts, n, false);
+	return penqueue_burst(vq, pkts, n, false, false, false);
+}
+
+/* The guest negotiated receive offloads (Linux always has MRG_RXBUF). */
+static __rte_noinline uint16_t
+penqueue_burst_mrg_offl(struct vsw_virtq *vq, struct rte_mbuf **pkts,
+	uint16_t n)
+{
+	return penqueue_burst(vq, pkts, n, true, true, false);
+}
+
+static __rte_noinline uint16_t
+penqueue_burst_one_offl(struct vsw_virtq *vq, struct rte_mbuf **pkts,
+	uint16_t n)
+{
+	return penqueue_burst(vq, pkts, n, false, true, false);
+}
+
+/* Live migration (virtq_log.c): the same, logging what they write (offl
+ * read per burst: the logging variants are cold). */
+static __rte_noinline __rte_cold uint16_t
+penqueue_burst_mrg_log(struct vsw_virtq *vq, struct rte_mbuf **pkts,
+	uint16_t n)
+{
+	return penqueue_burst(vq, pkts, n, true,
+		(vq->features & VSW_VIRTQ_F_ENQ_OFFLOADS) != 0, true);
+}
+
+static __rte_noinline __rte_cold uint16_t
+penqueue_burst_one_log(struct vsw_virtq *vq, struct rte_mbuf **pkts,
+	uint16_t n)
+{
+	return penqueue_burst(vq, pkts, n, false,
+		(vq->features & VSW_VIRTQ_F_ENQ_OFFLOADS) != 0, true);
 }
 
 uint16_t
@@ -279,6 +375,15 @@ virtq_packed_enqueue_burst(struct vsw_virtq *vq, struct rte_mbuf **pkts,
 		virtq_count(vq, VSW_VIRTQ_STAT_ENQ_DROP_RING_FULL, n);
 		return 0;
 	}
+	virtq_budget_reset(vq);
+	if (unlikely(virtq_logging(vq)))
+		return virtq_has(vq, VSW_VIRTIO_NET_F_MRG_RXBUF)
+			       ? penqueue_burst_mrg_log(vq, pkts, n)
+			       : penqueue_burst_one_log(vq, pkts, n);
+	if (unlikely(vq->features & VSW_VIRTQ_F_ENQ_OFFLOADS))
+		return virtq_has(vq, VSW_VIRTIO_NET_F_MRG_RXBUF)
+			       ? penqueue_burst_mrg_offl(vq, pkts, n)
+			       : penqueue_burst_one_offl(vq, pkts, n);
 	if (virtq_has(vq, VSW_VIRTIO_NET_F_MRG_RXBUF))
 		return penqueue_burst_mrg(vq, pkts, n);
 	return penqueue_burst_one(vq, pkts, n);

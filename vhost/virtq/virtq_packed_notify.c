@@ -9,6 +9,10 @@
  * never, DESC (with EVENT_IDX) when the descriptor at off/wrap was among
  * those just used.
  *
+ * With a dirty log, the slots the burst's used descriptors went to are
+ * logged and the burst's bits ORed in after the publish (virtq_log.c).
+ * The device event area is written once, at create (virtq.c logs it).
+ *
  * Runs on the queue's poller. The driver event area may hold anything: it
  * only decides whether to kick.
  */
@@ -72,8 +76,12 @@ virtq_packed_flush(struct vsw_virtq *vq)
 	uint16_t first_flags;
 	uint32_t i;
 
-	if (vq->shadow_n == 0)
+	if (vq->shadow_n == 0) {
+		/* chains copied into, then rolled back, were written too */
+		if (unlikely(virtq_logging(vq)))
+			virtq_log_flush(vq);
 		return;
+	}
 	first = &vq->pdesc[idx];
 	first->id = PSHADOW_BUF(vq->shadow[0].id);
 	first->len = vq->shadow[0].len;
@@ -94,6 +102,13 @@ virtq_packed_flush(struct vsw_virtq *vq)
 	/* the batch becomes visible with its first descriptor's flags */
 	__atomic_store_n(&first->flags, first_flags, __ATOMIC_RELEASE);
 	vq->shadow_n = 0;
+	if (unlikely(virtq_logging(vq))) {
+		uint16_t from = vq->last_used_idx;
+
+		virtq_log_pdesc(vq, from, (uint32_t)idx - from +
+				(wrap != vq->used_wrap ? vq->size : 0));
+		virtq_log_flush(vq);
+	}
 	vq->last_used_idx = idx;
 	vq->used_wrap = wrap;
 	/* store-load order: the flags before the driver event area */

@@ -79,11 +79,13 @@ struct vsw_virtq {
 	uint64_t *inflight;    /* packed: bitmap of buffer ids in the shadow */
 	uint8_t *log;          /* dirty log (cfg.log_base), NULL: off */
 	uint64_t log_size;     /* bytes */
-	uint64_t used_gpa;     /* for logging used-ring writes */
+	uint64_t used_gpa;     /* for logging used-ring writes (packed: the
+				* device event area) */
 	uint32_t log_n;        /* entries in log_cache */
 	uint64_t stats[VSW_VIRTQ_STAT__MAX];
 	struct virtq_log_entry log_cache[VIRTQ_LOG_CACHE];
 	/* cold */
+	uint64_t desc_gpa;     /* packed: logging used descriptor writes */
 	const char *name;
 	uint64_t log_next_tsc; /* rate limiter for guest-error log lines */
 	uint32_t log_suppressed;
@@ -246,6 +248,8 @@ void virtq_log_pages(struct vsw_virtq *vq, uint64_t first, uint64_t last);
 void virtq_log_flush(struct vsw_virtq *vq);
 /* used->ring[first .. first + n) (mod size) and used->idx */
 void virtq_log_used(struct vsw_virtq *vq, uint16_t first, uint32_t n);
+/* packed: descriptor slots [first .. first + n) (mod size) */
+void virtq_log_pdesc(struct vsw_virtq *vq, uint16_t first, uint32_t n);
 
 static __rte_always_inline bool
 virtq_logging(const struct vsw_virtq *vq)

@@ -77,5 +77,6 @@ int fx_pool_teardown(void **state);
 int test_virtq_hostile_run(void);
 int test_net_hdr_run(void); /* test_net_hdr.c */
 int test_virtq_log_run(void); /* test_virtq_log.c: dirty logging */
+int test_virtq_inorder_run(void); /* test_virtq_inorder.c */
 
 #endif /* VSW_TEST_VIRTQ_H */

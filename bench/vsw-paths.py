@@ -43,7 +43,7 @@ def point(args, tmp, name, bename, rows):
         be = lb.OtherBackend(VhostBackend, args, tmp, "t")
     extra = ["--burst=32"]
     if not devarg(devargs, "mrg_rxbuf"):
-        extra.append("--mbuf-size=2176")
+        extra.append("--mbuf-size=9344")  # one buffer a frame
     g = Guest(args.testpmd, be.socks, tmp, "%s-%s%d" % (
         name, bename, next(lb.SEQ)), devargs=devargs, eal=eal, extra=extra)
     g.mode = "pvp"

@@ -77,6 +77,9 @@ struct rte_mempool;
 		(1ULL << VSW_VIRTIO_NET_F_GUEST_TSO4) |                        \
 		(1ULL << VSW_VIRTIO_NET_F_GUEST_TSO6))
 #define VSW_VIRTIO_F_RING_PACKED 34 /* packed rings (virtio 1.1, 2.8) */
+/* buffers are used in the order they were made available (virtio 1.1
+ * 2.6.9): split TX queues then publish one used entry per burst */
+#define VSW_VIRTIO_F_IN_ORDER 35
 #define VSW_VHOST_F_LOG_ALL 26 /* vhost: dirty logging (live migration) */
 
 /*
@@ -196,7 +199,8 @@ struct vsw_mem {
 	X(DEQ_CSUM_PARTIAL, "deq_csum_partial")                                \
 	X(ENQ_GSO_PACKETS, "enq_gso_packets")                                  \
 	X(ENQ_CSUM_PARTIAL, "enq_csum_partial")                              \
-	X(LOG_PAGES, "log_pages")
+	X(LOG_PAGES, "log_pages")                                              \
+	X(DEQ_INORDER_MISS, "deq_inorder_miss")
 
 enum vsw_virtq_stat {
 #define VSW_VIRTQ_STAT_ENUM(e, s) VSW_VIRTQ_STAT_##e,

@@ -225,7 +225,8 @@ def contents(c, tag, mbuf_size=None, queue_size=1024):
         extra.append("--total-num-mbufs=%d" % (16 * queue_size))
     g = Guest(c.args.testpmd, c.gsocks, c.tmp, "%s-%s" % (c.name, tag),
               queues=c.queues, extra=extra, vdevs_extra=[vdev],
-              queue_size=queue_size, devargs=c.args.devargs)
+              queue_size=queue_size, devargs=c.args.devargs,
+              eal=getattr(c.args, "eal", ()))
     c.guests.append(g)
     g.ready()
     # net_pcap has no scatter offload (it chains mbufs anyway): the global

@@ -80,5 +80,6 @@ int test_virtq_log_run(void); /* test_virtq_log.c: dirty logging */
 /* test_virtq_isa.c: VSW_TEST_DATAPATH (0 go on, 1 skipped, < 0 error) */
 int test_virtq_datapath_select(void);
 int test_virtq_isa_run(void);
+int test_virtq_inorder_run(void); /* test_virtq_inorder.c */
 
 #endif /* VSW_TEST_VIRTQ_H */

@@ -250,6 +250,7 @@ test_offer_no_offloads(void **state)
 			      (1ULL << VHOST_F_LOG_ALL) |
 			      (1ULL << VIRTIO_NET_F_GUEST_ANNOUNCE) |
 			      (1ULL << VIRTIO_F_RING_PACKED) |
+			      (1ULL << VIRTIO_F_IN_ORDER) |
 			      (1ULL << VHOST_USER_F_PROTOCOL_FEATURES);
 	struct timeval tv = {.tv_sec = 5};
 	struct vsw_vport_config cfg;
@@ -282,6 +283,7 @@ test_protocol_offer(void **state)
 			      (1ULL << VIRTIO_RING_F_INDIRECT_DESC) |
 			      (1ULL << VIRTIO_RING_F_EVENT_IDX) |
 			      (1ULL << VIRTIO_F_RING_PACKED) |
+			      (1ULL << VIRTIO_F_IN_ORDER) |
 			      (1ULL << VIRTIO_NET_F_MQ) |
 			      (1ULL << VHOST_F_LOG_ALL) |
 			      (1ULL << VIRTIO_NET_F_GUEST_ANNOUNCE) |

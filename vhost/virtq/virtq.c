@@ -143,6 +143,8 @@ queue_setup(struct vsw_virtq *vq, const struct vsw_virtq_config *cfg)
 					"ring position beyond the ring");
 		return rc;
 	}
+	/* packed rings use buffers in order too, one used entry each */
+	vq->in_order = !vq->packed && virtq_has(vq, VSW_VIRTIO_F_IN_ORDER);
 	vq->hdr_len = virtq_has(vq, VSW_VIRTIO_NET_F_MRG_RXBUF) ||
 			virtq_has(vq, VSW_VIRTIO_F_VERSION_1) ? 12 : 10;
 	vq->max_pkt_len = cfg->max_pkt_len != 0 ? cfg->max_pkt_len :

@@ -56,12 +56,13 @@ deq_align_head(struct rte_mbuf *m, const uint8_t *src, uint8_t **dst,
 /*
  * Copies one chain's frame into m (a fresh head). Returns 0, or the
  * DEQ_DROP_* counter; a bad descriptor also sets *why (ERR_*). With offl
- * (constant per burst) the virtio-net header is kept in *hdr.
+ * (constant per burst) the virtio-net header is kept in *hdr. On success
+ * *ndesc is how many ring descriptors the chain took (in-order bursts).
  */
 static __rte_always_inline int
 dequeue_chain(struct vsw_virtq *vq, struct rte_mempool *mp,
 	struct rte_mbuf *m, uint16_t head, enum vsw_virtq_stat *why,
-	bool offl, uint8_t *hdr)
+	bool offl, uint8_t *hdr, uint32_t *ndesc)
 {
 	struct rte_mbuf *seg = m;
 	uint8_t *dst = rte_pktmbuf_mtod(m, uint8_t *);
@@ -119,6 +120,7 @@ dequeue_chain(struct vsw_virtq *vq, struct rte_mempool *mp,
 	if (unlikely(total <= vq->hdr_len))
 		return VSW_VIRTQ_STAT_DEQ_DROP_SHORT_HDR;
 	m->pkt_len = (uint32_t)(total - vq->hdr_len);
+	*ndesc = virtq_walk_ring_descs(&w);
 	return 0;
 bad:
 	*why = w.err;
@@ -171,12 +173,18 @@ dequeue_offload(struct vsw_virtq *vq, struct rte_mbuf *m,
 	return rc;
 }
 
-/* offl is constant per call site: two specialisations, no per-packet
- * test of the features. */
+/*
+ * offl and inorder are constant per call site: four specialisations, no
+ * per-packet test of the features. inorder (split ring, IN_ORDER): each
+ * head should follow the previous chain's descriptors; when all of the
+ * burst's do, its used entries go out as one (virtq_inorder.c).
+ */
 static __rte_always_inline uint16_t
 dequeue_burst(struct vsw_virtq *vq, struct rte_mempool *mp,
-	struct rte_mbuf **pkts, uint16_t n, bool offl)
+	struct rte_mbuf **pkts, uint16_t n, bool offl, bool inorder)
 {
+	uint16_t expect = 0;
+	bool ordered = true, miss = false;
 	struct vsw_virtio_net_hdr h;
 	uint64_t gso = 0, csum = 0;
 	enum vsw_virtq_stat why = VSW_VIRTQ_STAT__MAX;
@@ -203,6 +211,7 @@ dequeue_burst(struct vsw_virtq *vq, struct rte_mempool *mp,
 	for (i = 0; i < count; i++) {
 		uint16_t head = virtq_avail_head(vq, vq->last_avail_idx);
 		struct rte_mbuf *m = pkts[out];
+		uint32_t ndesc = 0;
 		int rc;
 
 		/* the rest stays in the ring for the next burst */
@@ -216,7 +225,20 @@ dequeue_burst(struct vsw_virtq *vq, struct rte_mempool *mp,
 			break;
 		}
 		vq->last_avail_idx++;
-		rc = dequeue_chain(vq, mp, m, head, &why, offl, (uint8_t *)&h);
+		/* after a drop the expected head is unknown: not checked */
+		if (inorder && i != 0 && ordered && unlikely(head != expect)) {
+			ordered = false;
+			miss = true;
+		}
+		rc = dequeue_chain(vq, mp, m, head, &why, offl, (uint8_t *)&h,
+			&ndesc);
+		if (inorder) {
+			if (unlikely(rc != 0))
+				ordered = false; /* ndesc unknown */
+			expect = (uint16_t)((head + ndesc) & (vq->size - 1));
+			/* in ring order: the next chain starts there */
+			rte_prefetch0(&vq->desc[expect]);
+		}
 		if (offl && rc == 0)
 			rc = dequeue_offload(vq, m, &h, &gso, &csum);
 		virtq_shadow_push(vq, head, 0);
@@ -235,7 +257,12 @@ dequeue_burst(struct vsw_virtq *vq, struct rte_mempool *mp,
 		virtq_count(vq, VSW_VIRTQ_STAT_DEQ_GSO_PACKETS, gso);
 		virtq_count(vq, VSW_VIRTQ_STAT_DEQ_CSUM_PARTIAL, csum);
 	}
-	virtq_flush_used(vq);
+	if (inorder) {
+		if (unlikely(miss))
+			virtq_inorder_miss(vq);
+		virtq_inorder_flush_used(vq, ordered);
+	} else
+		virtq_flush_used(vq);
 	return out;
 }
 
@@ -243,20 +270,38 @@ static __rte_noinline uint16_t
 dequeue_burst_plain(struct vsw_virtq *vq, struct rte_mempool *mp,
 	struct rte_mbuf **pkts, uint16_t n)
 {
-	return dequeue_burst(vq, mp, pkts, n, false);
+	return dequeue_burst(vq, mp, pkts, n, false, false);
 }
 
 static __rte_noinline uint16_t
 dequeue_burst_offl(struct vsw_virtq *vq, struct rte_mempool *mp,
 	struct rte_mbuf **pkts, uint16_t n)
 {
-	return dequeue_burst(vq, mp, pkts, n, true);
+	return dequeue_burst(vq, mp, pkts, n, true, false);
+}
+
+static __rte_noinline uint16_t
+dequeue_burst_plain_inorder(struct vsw_virtq *vq, struct rte_mempool *mp,
+	struct rte_mbuf **pkts, uint16_t n)
+{
+	return dequeue_burst(vq, mp, pkts, n, false, true);
+}
+
+static __rte_noinline uint16_t
+dequeue_burst_offl_inorder(struct vsw_virtq *vq, struct rte_mempool *mp,
+	struct rte_mbuf **pkts, uint16_t n)
+{
+	return dequeue_burst(vq, mp, pkts, n, true, true);
 }
 
 uint16_t
 vsw_virtq_dequeue_burst(struct vsw_virtq *vq, struct rte_mempool *mp,
 	struct rte_mbuf **pkts, uint16_t n)
 {
+	if (vq->in_order) /* fixed per queue, like the features below */
+		return vq->features & VSW_VIRTQ_F_DEQ_OFFLOADS
+			? dequeue_burst_offl_inorder(vq, mp, pkts, n)
+			: dequeue_burst_plain_inorder(vq, mp, pkts, n);
 	if (vq->features & VSW_VIRTQ_F_DEQ_OFFLOADS)
 		return dequeue_burst_offl(vq, mp, pkts, n);
 	return dequeue_burst_plain(vq, mp, pkts, n);

@@ -69,6 +69,7 @@ walk_enter_indirect(struct vsw_virtq *vq, struct virtq_walk *w,
 	else
 		w->table = NULL;
 	w->table_gpa = d->addr;
+	w->ring_n = (uint16_t)w->count;
 	w->n = d->len / sizeof(struct vring_desc);
 	/* the ring's descriptors before it, less the INDIRECT one, are
 	 * buffers too: the chain's total stays within CHAIN_MAX */

@@ -59,9 +59,17 @@ publish_used(struct vsw_virtq *vq)
 		e->id = vq->shadow[i].id;
 		e->len = vq->shadow[i].len;
 	}
+	virtq_used_publish(vq, vq->shadow_n);
+}
+
+void
+virtq_used_publish(struct vsw_virtq *vq, uint32_t n)
+{
+	uint16_t used = vq->last_used_idx;
+
 	if (unlikely(virtq_logging(vq)))
-		virtq_log_used(vq, used, vq->shadow_n);
-	used = (uint16_t)(used + vq->shadow_n);
+		virtq_log_used(vq, used, n);
+	used = (uint16_t)(used + n);
 	vq->shadow_n = 0;
 	vq->last_used_idx = used;
 	__atomic_store_n(&vq->used->idx, used, __ATOMIC_RELEASE);

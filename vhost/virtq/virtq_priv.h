@@ -73,6 +73,7 @@ struct vsw_virtq {
 	bool packed;           /* VSW_VIRTIO_F_RING_PACKED: virtq_packed*.c */
 	bool avail_wrap;       /* packed: the device's wrap counters */
 	bool used_wrap;
+	bool in_order;         /* split + VSW_VIRTIO_F_IN_ORDER: virtq_inorder.c */
 	const uint16_t *used_event; /* avail->ring[size], with EVENT_IDX */
 	vsw_virtq_notify_fn notify;
 	void *notify_ctx;
@@ -153,6 +154,7 @@ struct virtq_walk {
 	uint16_t next;
 	uint16_t dir;   /* VRING_DESC_F_WRITE (enqueue) or 0 (dequeue) */
 	bool indirect;
+	uint16_t ring_n; /* indirect: ring descriptors taken (its own last) */
 	uint64_t gpa;   /* unconsumed rest of the current descriptor */
 	uint64_t left;
 	enum vsw_virtq_stat err;
@@ -189,6 +191,14 @@ virtq_walk_span(struct vsw_virtq *vq, struct virtq_walk *w, uint8_t **p,
 	w->gpa += contig;
 	w->left -= contig;
 	return 1;
+}
+
+/* Ring descriptors a walked chain took: with IN_ORDER the next chain's
+ * head follows them. */
+static __rte_always_inline uint32_t
+virtq_walk_ring_descs(const struct virtq_walk *w)
+{
+	return w->indirect ? w->ring_n : w->count;
 }
 
 /* The avail ring's head at position idx (not yet validated). */
@@ -278,6 +288,13 @@ virtq_log_write(struct vsw_virtq *vq, uint64_t gpa, uint64_t len)
 
 /* virtq_notify.c: publish the shadow used ring, then kick if asked. */
 void virtq_flush_used(struct vsw_virtq *vq);
+/* ... its used->idx: n entries on (their ring entries written), then kick */
+void virtq_used_publish(struct vsw_virtq *vq, uint32_t n);
+/* virtq_inorder.c: the same for a split TX queue with IN_ORDER: one used
+ * entry for the burst when its chains came in ring order (ordered) */
+void virtq_inorder_flush_used(struct vsw_virtq *vq, bool ordered);
+/* ... a head of the burst did not follow its predecessor: count, log */
+void virtq_inorder_miss(struct vsw_virtq *vq) __rte_cold;
 
 /* virtq_packed_*.c: the packed-ring bursts (vsw_virtq_*_burst dispatch) */
 uint16_t virtq_packed_enqueue_burst(struct vsw_virtq *vq,

@@ -30,7 +30,8 @@
 
 RTE_LOG_REGISTER(vport_logtype, vsw.vport, INFO);
 
-/* What we offer: split ring, mergeable RX, indirect, event idx, MQ; live
+/* What we offer: split and packed rings, in-order use (virtq_inorder.c),
+ * mergeable RX, indirect, event idx, MQ; live
  * migration: dirty logging, the guest announcing itself (its driver needs
  * the control queue, which QEMU serves itself). */
 #define VPORT_FEATURES                                                     \
@@ -38,6 +39,7 @@ RTE_LOG_REGISTER(vport_logtype, vsw.vport, INFO);
 		(1ULL << VIRTIO_RING_F_INDIRECT_DESC) |                    \
 		(1ULL << VIRTIO_RING_F_EVENT_IDX) |                        \
 		(1ULL << VIRTIO_F_RING_PACKED) |                           \
+		(1ULL << VIRTIO_F_IN_ORDER) |                              \
 		(1ULL << VIRTIO_NET_F_MQ) |                                \
 		(1ULL << VHOST_F_LOG_ALL) |                                \
 		(1ULL << VIRTIO_NET_F_GUEST_ANNOUNCE) |                    \
@@ -74,6 +76,7 @@ _Static_assert(VSW_VIRTIO_NET_F_CSUM == VIRTIO_NET_F_CSUM &&
 		VSW_VIRTIO_NET_F_GUEST_TSO6 == VIRTIO_NET_F_GUEST_TSO6,
 	"offload bits");
 _Static_assert(VSW_VIRTIO_F_RING_PACKED == VIRTIO_F_RING_PACKED, "bit");
+_Static_assert(VSW_VIRTIO_F_IN_ORDER == VIRTIO_F_IN_ORDER, "bit");
 _Static_assert(VSW_VHOST_F_LOG_ALL == VHOST_F_LOG_ALL, "bit");
 
 /* Port table: control thread and librte_vhost's threads. */

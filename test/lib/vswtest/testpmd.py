@@ -66,20 +66,28 @@ class Guest:
     queue_size=None leaves virtio_user's default ring size; vdevs_extra
     adds ports (e.g. net_pcap) numbered after the virtio_user ones;
     devargs (e.g. "packed_vq=1,mrg_rxbuf=0") is appended to each
-    virtio_user port's arguments (a key given twice: the last wins)."""
+    virtio_user port's arguments (replacing our mrg_rxbuf=1, in_order=0); eal
+    adds EAL options (e.g. --force-max-simd-bitwidth=512)."""
 
     def __init__(self, testpmd, socks, log_dir, tag, queues=1, server=False,
-                 queue_size=1024, extra=(), vdevs_extra=(), devargs=""):
+                 queue_size=1024, extra=(), vdevs_extra=(), devargs="",
+                 eal=()):
         vdevs = []
+        # virtio_user ignores a key given twice (it wants a count of 1):
+        # devargs replace our defaults instead of following them
+        keys = dict(kv.split("=", 1) for kv in
+                    ["mrg_rxbuf=1", "in_order=0"] + [
+                        x for x in devargs.split(",") if x])
+        # without MRG_RXBUF virtio_user has no scatter offload: frames fit
+        # one mbuf (the caller sizes them), up to 9100 B
+        mrg = keys["mrg_rxbuf"] != "0"
         for i, s in enumerate(socks):
-            v = ("net_virtio_user%d,path=%s,queues=%d,mrg_rxbuf=1,"
-                 "in_order=0" % (i, s, queues))
+            v = "net_virtio_user%d,path=%s,queues=%d" % (i, s, queues)
             if queue_size:
                 v += ",queue_size=%d" % queue_size
             if server:
                 v += ",server=1"
-            if devargs:
-                v += "," + devargs
+            v += "".join(",%s=%s" % kv for kv in keys.items())
             vdevs.append("--vdev=" + v)
         vdevs += ["--vdev=" + v for v in vdevs_extra]  # ports after ours
         self.nports = len(socks)
@@ -89,9 +97,13 @@ class Guest:
         argv = ["stdbuf", "-oL", testpmd, "--no-huge", "-m", "512",
                 "--no-pci", "--no-shconf", "--no-telemetry",
                 "--file-prefix=" + self.prefix,
-                "--lcores", "0@1,1@0", "--log-level=*:notice"] + vdevs + [
-                "--", "-i", "--total-num-mbufs=16384", "--max-pkt-len=9600",
-                "--enable-scatter", "--rxq=%d" % queues,
+                "--lcores", "0@1,1@0"] + list(eal) + [
+                # after eal: of two patterns matching a driver's log type
+                # (registered when its plugin loads), the earlier one wins
+                "--log-level=*:notice"] + vdevs + [
+                "--", "-i", "--total-num-mbufs=16384"] + (
+                ["--max-pkt-len=9600", "--enable-scatter"] if mrg else
+                ["--max-pkt-len=9100"]) + ["--rxq=%d" % queues,
                 "--txq=%d" % queues] + list(extra)
         self.p = Proc("guest-" + tag, argv, log_dir, stdin=True)
 

@@ -57,6 +57,7 @@ void vsw_pmd_flush(struct vsw_pmd *pmd);
 	X(DROP_PORT_GONE, "drop_port_gone")                                   \
 	X(DROP_VLAN, "drop_vlan_edit")                                        \
 	X(DROP_OFFLOAD, "drop_offload")                                       \
+	X(DROP_OVERLAY, "drop_overlay")                                       \
 	X(DROP_TX_UNDELIVERED, "drop_tx_undelivered")                         \
 	X(BATCHES, "output_batches")                                          \
 	X(BATCH_PKTS, "output_batch_packets")                                 \
@@ -69,7 +70,8 @@ void vsw_pmd_flush(struct vsw_pmd *pmd);
 	X(SLEEPS, "sleeps")                                                   \
 	X(CYCLES_SLEEP, "sleep_cycles")                                       \
 	X(SW_GSO, "sw_gso_packets")                                           \
-	X(SW_CSUM, "sw_csum_packets")
+	X(SW_CSUM, "sw_csum_packets")                                         \
+	X(INJECTED, "injected_packets")
 
 enum vsw_pmd_counter {
 #define VSW_PMD_COUNTER_ENUM(e, s) VSW_PMD_##e,

@@ -14,10 +14,14 @@
  * returns after a grace period: when vsw_switch_port_del() or a rule change
  * returns, no PMD still uses the old version.
  *
- * Packet accounting, per PMD: rx + clones + sw_gso_extra_segments = tx +
- * every drop counter (VSW_PMD_DROP_*); "clones" are the extra references
- * made when one packet goes to several ports, sw_gso_extra_segments the
- * packets software segmentation added (k segments of one packet add k - 1).
+ * Packet accounting, per PMD: rx + clones + sw_gso_extra_segments +
+ * injected = tx + every drop counter (VSW_PMD_DROP_*); "clones" are the
+ * extra references or copies made when one packet goes to several ports
+ * (or VTEPs), sw_gso_extra_segments the packets software segmentation added
+ * (k segments of one packet add k - 1), injected the packets the control
+ * thread made (the overlay's ARP requests). drop_overlay counts the
+ * overlay's drops (by reason in vsw_switch_overlay_stats) and the ARP
+ * replies to the local VTEP it consumed.
  */
 #ifndef VSW_SWITCH_H
 #define VSW_SWITCH_H
@@ -240,5 +244,143 @@ struct vsw_port_stats {
 /* Summed over PMDs; -ENOENT if there is no such port. */
 int vsw_switch_port_stats(struct vsw_switch *sw, uint16_t port_no,
 	struct vsw_port_stats *out);
+
+/* ---- overlay: VXLAN L2 domains (l2domain.c; datapath l2domain_dp.c) ----
+ *
+ * One local VTEP per switch on an underlay port; L2 domains by VNI. A
+ * local port that joins a domain has its frames switched inside it
+ * (per-domain MAC learning; unknown, broadcast and multicast flooded to
+ * the domain's other local ports and, one copy each, to its VTEPs) instead
+ * of through the rule table. Frames from the underlay that are VXLAN to the
+ * local IP with a known VNI are decapsulated and switched in their domain
+ * (to local ports only: split horizon); ARP requests for the local IP are
+ * answered; everything else from the underlay follows the rule table.
+ * Control thread only, each call publishes (RCU) and returns after a grace
+ * period. IPs in host order.
+ */
+#define VSW_SWITCH_MAX_DOMAINS 1024
+#define VSW_SWITCH_MAX_VTEPS 256      /* distinct remote VTEPs in all */
+#define VSW_SWITCH_DOMAIN_PORTS 64    /* local ports per domain */
+#define VSW_SWITCH_DOMAIN_VTEPS 64    /* flood list per domain */
+#define VSW_SWITCH_DOMAIN_RMACS 65536 /* remote MACs per domain */
+#define VSW_SWITCH_DOMAIN_MAC_ENTRIES 4096 /* learned local MACs (table) */
+
+struct vsw_overlay_config {
+	uint16_t underlay;    /* port number of the underlay (an ethdev) */
+	uint32_t local_ip;    /* != 0 */
+	uint8_t local_mac[6]; /* the underlay port's MAC */
+	uint16_t mtu;         /* underlay MTU: inner frames <= mtu - 36 */
+};
+/* 0, -ENOENT (no such port), -EBUSY (a domain port), -EINVAL. */
+int vsw_switch_overlay_set(struct vsw_switch *sw,
+	const struct vsw_overlay_config *c);
+/* 0, or -ENOENT when overlay_set was never called. */
+int vsw_switch_overlay_get(const struct vsw_switch *sw,
+	struct vsw_overlay_config *c);
+
+/* 0, -EEXIST, -EINVAL (vni 0 or > 2^24 - 1), -ENOSPC, -ENOMEM. */
+int vsw_switch_domain_add(struct vsw_switch *sw, uint32_t vni);
+/* 0 or -ENOENT; its ports go back to the rule table. */
+int vsw_switch_domain_del(struct vsw_switch *sw, uint32_t vni);
+/* 0, -ENOENT (domain or port), -EEXIST, -EBUSY (in another domain, or the
+ * underlay), -ENOSPC. Leaving forgets the port's learned MACs. */
+int vsw_switch_domain_port_add(struct vsw_switch *sw, uint32_t vni,
+	uint16_t port_no);
+int vsw_switch_domain_port_del(struct vsw_switch *sw, uint32_t vni,
+	uint16_t port_no);
+/* A remote VTEP in the flood list: 0, -ENOENT, -EEXIST, -EINVAL, -ENOSPC. */
+int vsw_switch_vtep_add(struct vsw_switch *sw, uint32_t vni, uint32_t ip);
+int vsw_switch_vtep_del(struct vsw_switch *sw, uint32_t vni, uint32_t ip);
+/* A remote MAC behind VTEP ip (replaces an older entry for mac; when it is
+ * new or moved, a local learned entry for mac is forgotten: the MAC is
+ * elsewhere now; local learning afterwards wins again). 0, -ENOENT,
+ * -EINVAL (multicast or zero MAC, ip 0 or the local IP), -ENOSPC. */
+int vsw_switch_domain_mac_add(struct vsw_switch *sw, uint32_t vni,
+	const uint8_t mac[6], uint32_t ip);
+int vsw_switch_domain_mac_del(struct vsw_switch *sw, uint32_t vni,
+	const uint8_t mac[6]);
+
+/* Per domain, summed over PMDs. */
+struct vsw_domain_stats {
+	uint64_t rx_local;  /* frames from local ports */
+	uint64_t rx_vxlan;  /* decapsulated frames */
+	uint64_t tx_local;  /* frames handed to local ports */
+	uint64_t tx_vxlan;  /* encapsulated frames */
+	uint64_t flooded;   /* frames flooded (once per frame) */
+	uint64_t drops;
+};
+struct vsw_domain_info {
+	uint32_t vni;
+	uint16_t n_ports;
+	uint16_t ports[VSW_SWITCH_DOMAIN_PORTS];
+	uint16_t n_vteps;
+	uint32_t vteps[VSW_SWITCH_DOMAIN_VTEPS];
+	uint32_t n_remote_macs;
+	struct vsw_domain_stats stats;
+};
+/* VNIs in ascending order into vnis[0..max); returns how many exist. */
+unsigned vsw_switch_domains(const struct vsw_switch *sw, uint32_t *vnis,
+	unsigned max);
+/* 0 or -ENOENT. */
+int vsw_switch_domain_get(const struct vsw_switch *sw, uint32_t vni,
+	struct vsw_domain_info *info);
+/* Every MAC of a domain: learned local ones (remote false, port, age in
+ * seconds) and remote ones (remote true, vtep_ip). 0 or -ENOENT. */
+typedef void (*vsw_switch_domain_mac_cb)(const uint8_t mac[6], bool remote,
+	uint16_t port, uint32_t vtep_ip, uint32_t age_s, void *arg);
+int vsw_switch_domain_macs(const struct vsw_switch *sw, uint32_t vni,
+	vsw_switch_domain_mac_cb cb, void *arg);
+
+/* Overlay counters summed over PMDs (the control thread's too). */
+#define VSW_OVERLAY_COUNTERS(X)                                               \
+	X(ENCAP, "vxlan_encap")                                               \
+	X(DECAP, "vxlan_decap")                                               \
+	X(NO_NEIGH, "vxlan_no_neigh")                                         \
+	X(TOO_BIG, "vxlan_too_big")                                           \
+	X(OFFLOAD, "vxlan_offload")                                           \
+	X(COPY_FAIL, "vxlan_copy_fail")                                       \
+	X(BAD_IP, "vxlan_bad_ip")                                             \
+	X(TRUNCATED, "vxlan_truncated")                                       \
+	X(BAD_CSUM, "vxlan_bad_csum")                                         \
+	X(FRAGMENT, "vxlan_fragment")                                         \
+	X(TTL, "vxlan_ttl")                                                   \
+	X(BAD_UDP, "vxlan_bad_udp")                                           \
+	X(BAD_FLAGS, "vxlan_bad_flags")                                       \
+	X(UNKNOWN_VNI, "vxlan_unknown_vni")                                   \
+	X(SPLIT_HORIZON, "domain_split_horizon")                              \
+	X(NO_OUTPUT, "domain_no_output")                                      \
+	X(ARP_REPLIED, "arp_replies_sent")                                    \
+	X(ARP_CONSUMED, "arp_replies_consumed")                               \
+	X(ARP_BAD, "arp_drops")                                               \
+	X(ARP_REQUESTS, "arp_requests_sent")                                  \
+	X(ARP_REQ_FAIL, "arp_request_failures")                               \
+	X(NEIGH_LEARNED, "neigh_learned")
+
+enum vsw_overlay_counter {
+#define VSW_OVERLAY_COUNTER_ENUM(e, s) VSW_OVERLAY_##e,
+	VSW_OVERLAY_COUNTERS(VSW_OVERLAY_COUNTER_ENUM)
+#undef VSW_OVERLAY_COUNTER_ENUM
+	VSW_OVERLAY_N_COUNTERS
+};
+const char *vsw_overlay_counter_name(enum vsw_overlay_counter c);
+void vsw_switch_overlay_stats(const struct vsw_switch *sw,
+	uint64_t out[VSW_OVERLAY_N_COUNTERS]);
+
+struct vsw_overlay_neigh {
+	uint32_t ip;
+	bool known;
+	uint8_t mac[6];
+	uint32_t refs; /* flood-list entries and remote MACs naming it */
+};
+/* Remote VTEPs into out[0..max); returns how many there are. */
+unsigned vsw_switch_overlay_neighs(const struct vsw_switch *sw,
+	struct vsw_overlay_neigh *out, unsigned max);
+/*
+ * Once a second (any monotonic seconds): an ARP request for each remote
+ * VTEP whose MAC is unknown, built here and sent by PMD 0 at its next
+ * iteration (counted as injected). Also ages the domains' learned MACs
+ * like vsw_switch_mac_age.
+ */
+void vsw_switch_overlay_tick(struct vsw_switch *sw, uint64_t now);
 
 #endif /* VSW_SWITCH_H */

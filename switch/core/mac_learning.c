@@ -193,3 +193,38 @@ mac_table_count(const struct vsw_mac_table *t)
 		n += __atomic_load_n(&t->slot[i].word, __ATOMIC_RELAXED) != 0;
 	return n;
 }
+
+void
+mac_table_forget(struct vsw_mac_table *t, const uint8_t m[6])
+{
+	uint64_t mac = mac_u64(m);
+	struct vsw_mac_slot *base = &t->slot[mac_hash(mac) & t->mask];
+	unsigned i;
+
+	for (i = 0; i < PROBE; i++) {
+		uint64_t w = __atomic_load_n(&base[i].word, __ATOMIC_ACQUIRE);
+
+		if (w != 0 && w >> 16 == mac)
+			clear_slot(&base[i], w);
+	}
+}
+
+void
+mac_table_walk(const struct vsw_mac_table *t, mac_walk_fn fn, void *arg)
+{
+	uint32_t e = mac_table_epoch(t);
+	unsigned i;
+
+	for (i = 0; i <= t->mask + PROBE - 1; i++) {
+		uint64_t w = __atomic_load_n(&t->slot[i].word, __ATOMIC_ACQUIRE);
+		uint32_t seen = __atomic_load_n(&t->slot[i].seen,
+			__ATOMIC_RELAXED);
+		uint8_t mac[6];
+
+		if (w == 0)
+			continue;
+		for (unsigned b = 0; b < 6; b++)
+			mac[b] = (uint8_t)(w >> (56 - 8 * b));
+		fn(mac, (int)(w & 0xffff) - 1, e - seen, arg);
+	}
+}

@@ -61,8 +61,8 @@ out_tx(struct vsw_pmd *pmd, const struct vsw_port *p, struct vsw_out_batch *b,
 	ctr_add(&pc->tx_drops, n - sent);
 }
 
-static void
-flush_one(struct vsw_pmd *pmd, struct vsw_out_batch *b)
+void
+out_flush_one(struct vsw_pmd *pmd, struct vsw_out_batch *b)
 {
 	const struct vsw_port *p = pmd->pt->port[b->port];
 	uint32_t capa;
@@ -97,7 +97,7 @@ out_ensure_room(struct vsw_pmd *pmd, unsigned n)
 		struct vsw_out_batch *b = &pmd->batch[i];
 
 		if (b->n + n > VSW_OUT_BATCH_CAP)
-			flush_one(pmd, b);
+			out_flush_one(pmd, b);
 	}
 }
 
@@ -110,7 +110,7 @@ out_flush_all(struct vsw_pmd *pmd)
 		struct vsw_out_batch *b = &pmd->batch[i];
 
 		if (b->n != 0)
-			flush_one(pmd, b);
+			out_flush_one(pmd, b);
 		pmd->batch_of[b->port][b->slot] = 0;
 	}
 	pmd->n_batches = 0;

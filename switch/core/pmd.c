@@ -22,7 +22,7 @@
 #include <rte_mbuf.h>
 #include <urcu-qsbr.h>
 
-#include "switch_priv.h"
+#include "l2domain_priv.h"
 
 _Static_assert(VSW_SWITCH_BURST <= 32 && VSW_SWITCH_BURST == VSW_DPCLS_BURST,
 	"one 32-bit map covers a whole burst");
@@ -80,6 +80,7 @@ vsw_pmd_process_rxq(struct vsw_pmd *pmd, uint16_t in_port, uint16_t in_queue,
 	struct vsw_flow_key keys[VSW_SWITCH_BURST];
 	void *res[VSW_SWITCH_BURST];
 	const struct vsw_rule_table *rt;
+	const struct ov_table *ovt;
 
 	if (unlikely(n == 0))
 		return;
@@ -88,10 +89,17 @@ vsw_pmd_process_rxq(struct vsw_pmd *pmd, uint16_t in_port, uint16_t in_queue,
 	rt = rules_enter(pmd);
 	ctr_add(&pmd->ctr[VSW_PMD_RX], n);
 	ctr_add(&pmd->port_ctr[in_port].rx, n);
-	vsw_flow_extract_burst(pkts, n, in_port, keys);
-	classify(pmd, rt, keys, n, res);
 	out_ensure_room(pmd, n);
 	pmd->in_queue = in_queue; /* picks each destination's tx queue */
+	/* Domain ports and the underlay's VXLAN/ARP bypass the rules. */
+	ovt = rcu_dereference(pmd->sw->ov->table);
+	if (unlikely(ovt != NULL)) {
+		n = overlay_ingress(pmd, ovt, in_port, pkts, n);
+		if (n == 0)
+			return;
+	}
+	vsw_flow_extract_burst(pkts, n, in_port, keys);
+	classify(pmd, rt, keys, n, res);
 	actions_burst(pmd, in_port, pkts, keys, res, n);
 }
 
@@ -174,6 +182,12 @@ vsw_pmd_poll_once(struct vsw_pmd *pmd)
 		t = now;
 		if (n_busy < VSW_SWITCH_BURST)
 			busy[n_busy++] = (struct rxq_busy){r, n};
+	}
+	if (unlikely(pmd->idx == 0)) { /* the overlay's ARP requests */
+		const struct ov_table *ovt = rcu_dereference(pmd->sw->ov->table);
+
+		if (ovt != NULL && ovt->on)
+			overlay_inject(pmd, ovt);
 	}
 	vsw_pmd_flush(pmd);
 	now = rte_rdtsc();

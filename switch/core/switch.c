@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "switch_priv.h"
+#include "l2domain_priv.h"
 
 void
 vsw_switch_config_init(struct vsw_switch_config *cfg)
@@ -88,7 +88,7 @@ vsw_switch_create(const struct vsw_switch_config *cfg)
 			goto fail;
 	sw->mac = mac_table_create(cfg->mac_entries, cfg->mac_max_age);
 	if (sw->mac == NULL || port_table_init(sw) < 0 ||
-		rule_table_init(sw) < 0)
+		rule_table_init(sw) < 0 || overlay_init(sw) < 0)
 		goto fail;
 	return sw;
 fail:
@@ -104,6 +104,7 @@ vsw_switch_destroy(struct vsw_switch *sw)
 
 	if (sw == NULL)
 		return;
+	overlay_fini(sw);
 	rule_table_fini(sw);
 	port_table_fini(sw);
 	mac_table_destroy(sw->mac);

@@ -162,12 +162,14 @@ struct vsw_pmd {
 #define RXQ_UNPINNED 0xff
 
 struct vsw_mac_table;
+struct vsw_overlay;
 
 struct vsw_switch {
 	struct vsw_switch_config cfg;
 	struct vsw_port_table *ports;  /* RCU-published */
 	struct vsw_rule_table *rules;  /* RCU-published */
 	struct vsw_mac_table *mac;
+	struct vsw_overlay *ov; /* VXLAN L2 domains (l2domain_priv.h) */
 	uint64_t rules_version;
 	uint64_t rules_gen;
 	uint32_t emc_inv_prob; /* wanted; PMDs follow (atomic) */
@@ -229,6 +231,12 @@ int mac_find(const struct vsw_mac_table *t, const uint8_t mac[6]);
 unsigned mac_table_age(struct vsw_mac_table *t, uint64_t now);
 void mac_table_flush_port(struct vsw_mac_table *t, int port);
 unsigned mac_table_count(const struct vsw_mac_table *t);
+/* Forget mac (whatever port it was learned on). */
+void mac_table_forget(struct vsw_mac_table *t, const uint8_t mac[6]);
+/* Every entry: its MAC, port and seconds since last seen (control). */
+typedef void (*mac_walk_fn)(const uint8_t mac[6], int port, uint32_t age,
+	void *arg);
+void mac_table_walk(const struct vsw_mac_table *t, mac_walk_fn fn, void *arg);
 
 /* switch_stats.c: a new port's counters start from zero. */
 void port_stats_rebase(struct vsw_switch *sw, uint16_t port_no);
@@ -241,6 +249,9 @@ void port_txq_plan(struct vsw_port *p, unsigned n_pmds, bool lock_all);
 /* Make room for n more packets in every non-empty batch. */
 void out_ensure_room(struct vsw_pmd *pmd, unsigned n);
 void out_flush_all(struct vsw_pmd *pmd);
+/* Send batch b now (it stays bound): for appends that may exceed one per
+ * packet (the overlay's head-end replication to the underlay). */
+void out_flush_one(struct vsw_pmd *pmd, struct vsw_out_batch *b);
 /* The slow path of out_batch_get: the spread slot of the current rx queue
  * (in_queue % owned queues, per call, never per packet), and a batch bound
  * to (port, slot) if there is none yet. */

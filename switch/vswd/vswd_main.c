@@ -125,6 +125,7 @@ housekeeping_cb(struct ev_loop *loop, ev_timer *w, int revents)
 	if (d->sw == NULL)
 		return;
 	vsw_switch_mac_age(d->sw, now);
+	vsw_switch_overlay_tick(d->sw, now);
 	if (now % RERANK_SEC == 0 && vsw_switch_rerank(d->sw) < 0)
 		VSWD_LOG(WARNING, "classifier re-ranking: out of memory\n");
 }

@@ -46,7 +46,9 @@ static const char *const settings[] = {
 static const char *const changes[] = {
 	"port-add", "port-del", "flow-add", "flow-del", "flow-flush",
 	"copy-impl-set", "lookup-impl-set", "emc-set", "metrics-endpoint",
-	"log-level",
+	"log-level", "overlay-set", "domain-add", "domain-del",
+	"domain-port-add", "domain-port-del", "vtep-add", "vtep-del",
+	"mac-add", "mac-del",
 };
 
 /* A port-add line as given, for a port that may still exist. */
@@ -199,8 +201,7 @@ record(struct vswd_persist *p, int argc, char **argv)
 
 /* ---- the configuration as lines ---- */
 
-typedef void (*emit_fn)(struct vsw_ctl_reply *r, const char *line,
-	bool first);
+typedef vswd_emit_fn emit_fn;
 static void emit_text(struct vsw_ctl_reply *r, const char *line, bool first);
 
 struct rules_ctx {
@@ -265,6 +266,7 @@ config_lines(struct vswd *d, struct vsw_ctl_reply *r, emit_fn emit)
 				emit(r, pp->line, first);
 				first = false;
 			}
+	vswd_overlay_config_lines(d, r, emit, &first);
 	vsw_switch_rules_dump(d->sw, rule_line, &rc);
 }
 

@@ -116,6 +116,7 @@ struct vswd {
 	int pid_fd;
 	bool stopping;
 	int exit_code;
+	uint16_t overlay_mtu_given; /* overlay-set mtu=N, 0: the device's */
 };
 
 /* Parse argv into opts (EAL defaults filled in). 0, or -1 after a message. */
@@ -178,6 +179,20 @@ VSWD_CMD(vswd_cmd_lookup_impl_show);
 VSWD_CMD(vswd_cmd_lookup_impl_set);
 VSWD_CMD(vswd_cmd_emc_set);
 VSWD_CMD(vswd_cmd_config_show);
+
+/* Overlay (vswd_cmds_overlay.c); config lines for the running
+ * configuration, emitted after the ports. */
+VSWD_CMD(vswd_cmd_overlay_set);
+VSWD_CMD(vswd_cmd_overlay_show);
+VSWD_CMD(vswd_cmd_domain_add);
+VSWD_CMD(vswd_cmd_domain_port);
+VSWD_CMD(vswd_cmd_vtep);
+VSWD_CMD(vswd_cmd_mac);
+VSWD_CMD(vswd_cmd_domain_show);
+typedef void (*vswd_emit_fn)(struct vsw_ctl_reply *r, const char *line,
+	bool first);
+void vswd_overlay_config_lines(struct vswd *d, struct vsw_ctl_reply *r,
+	vswd_emit_fn emit, bool *first);
 
 /* Metrics (vswd_metrics*.c): the Prometheus text page, and the HTTP
  * endpoint serving it from the libev loop. */

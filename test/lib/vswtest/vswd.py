@@ -42,10 +42,11 @@ def snap_delta(now, before):
 class Vswd(Ctl):
     """vswd in run_dir; its output goes to log_dir/vswd-TAG.log.
     config: a start-up file; default_config=False: no ports at all;
-    args: more vswd options (e.g. --state FILE)."""
+    args: more vswd options (e.g. --state FILE); wrap: a command line
+    prefix (e.g. ["ip", "netns", "exec", NS]: vswd in a namespace)."""
 
     def __init__(self, build, run_dir, log_dir, tag, config=None,
-                 default_config=True, eal=(), nice=0, args=()):
+                 default_config=True, eal=(), nice=0, args=(), wrap=()):
         self.vswd = os.path.join(build, "switch", "vswd", "vswd")
         self.vswctl = os.path.join(build, "switch", "vswctl", "vswctl")
         self.run_dir = run_dir
@@ -54,6 +55,7 @@ class Vswd(Ctl):
         argv = [self.vswd, "--run-dir", run_dir]
         if nice:
             argv = ["nice", "-n", str(nice)] + argv
+        argv = list(wrap) + argv
         if config:
             argv += ["--config", config]
         elif not default_config:

@@ -7,7 +7,13 @@
  *   1 flow, EMC on           (target <= 60)
  *   1024 flows, EMC off, 4 subtables (target <= 120)
  * and neighbours (1 flow EMC off, 1024 flows EMC on, normal action,
- * 2-port multi-output), plus extraction alone for scale.
+ * 2-port multi-output), plus extraction alone for scale; and the overlay
+ * (VXLAN) against the plain switch at 64 B and 1518 B: a domain port to one
+ * remote VTEP (encapsulation) and the underlay to a domain port
+ * (decapsulation). The sink undoes what the switch did to a packet
+ * (encap: strips the 50 bytes again; decap: prepends them back, the
+ * bytes are still in the buffer) so the same mbufs go round; that costs
+ * the overlay rows a few cycles the plain ones do not pay.
  *
  * Usage: vsw-bench-switch [--bursts N] [--runs N] [--only SCENARIO_INDEX]
  */
@@ -25,6 +31,7 @@
 #include <vsw/dpcls.h>
 #include <vsw/flow.h>
 #include <vsw/switch.h>
+#include <vsw/vxlan.h>
 
 #define BURST 32
 #define MAX_FLOWS 1024
@@ -35,6 +42,7 @@ static struct rte_mempool *pool;
 /* A port that takes everything and keeps the pointers for reuse. */
 struct sink {
 	uint64_t n;
+	int undo; /* +50: strip an outer header; -50: put it back */
 };
 
 static uint16_t
@@ -59,6 +67,12 @@ sink_tx(void *port, uint16_t q, struct rte_mbuf **pkts, uint16_t n)
 	for (i = 0; i < n; i++)
 		if (rte_mbuf_refcnt_read(pkts[i]) > 1)
 			rte_mbuf_refcnt_update(pkts[i], -1);
+	if (s->undo > 0)
+		for (i = 0; i < n; i++)
+			rte_pktmbuf_adj(pkts[i], (uint16_t)s->undo);
+	else if (s->undo < 0)
+		for (i = 0; i < n; i++)
+			rte_pktmbuf_prepend(pkts[i], (uint16_t)-s->undo);
 	s->n += n;
 	return n;
 }
@@ -73,7 +87,16 @@ struct flowspec {
 };
 
 static struct rte_mbuf *
+mk_pkt_len(const struct flowspec *f, uint16_t len);
+
+static struct rte_mbuf *
 mk_pkt(const struct flowspec *f)
+{
+	return mk_pkt_len(f, PKT_LEN);
+}
+
+static struct rte_mbuf *
+mk_pkt_len(const struct flowspec *f, uint16_t len)
 {
 	struct rte_mbuf *m = rte_pktmbuf_alloc(pool);
 	uint8_t *d;
@@ -82,16 +105,16 @@ mk_pkt(const struct flowspec *f)
 
 	if (m == NULL)
 		exit(1);
-	d = (uint8_t *)rte_pktmbuf_append(m, PKT_LEN);
+	d = (uint8_t *)rte_pktmbuf_append(m, len);
 	if (d == NULL)
 		exit(1);
-	memset(d, 0, PKT_LEN);
+	memset(d, 0, len);
 	memcpy(d, f->dst, 6);
 	memcpy(d + 6, "\x02\x00\x00\x00\xff\x01", 6);
 	v = htons(0x0800);
 	memcpy(d + 12, &v, 2);
 	d[14] = 0x45;
-	v = htons(PKT_LEN - 14);
+	v = htons((uint16_t)(len - 14));
 	memcpy(d + 16, &v, 2);
 	d[22] = 64;
 	d[23] = f->proto;
@@ -103,7 +126,7 @@ mk_pkt(const struct flowspec *f)
 	memcpy(d + 34, &v, 2);
 	v = htons(f->dport);
 	memcpy(d + 36, &v, 2);
-	v = htons(PKT_LEN - 34);
+	v = htons((uint16_t)(len - 34));
 	memcpy(d + 38, &v, 2);
 	return m;
 }
@@ -173,7 +196,73 @@ struct scenario {
 	const char *actions;   /* NULL: the 4-subtable rule set */
 	const char *target;
 	int learn; /* let the switch learn the destination MAC first */
+	uint16_t len; /* frame bytes; 0: PKT_LEN */
+	int overlay;  /* OV_ENCAP: in is a domain port, out the underlay;
+		       * OV_DECAP: in is the underlay, out a domain port */
 };
+
+enum { OV_NONE, OV_ENCAP, OV_DECAP };
+#define OV_VNI 100
+#define OV_LOCAL 0x0a000001u
+#define OV_REMOTE 0x0a000002u
+static const uint8_t ov_local_mac[6] = {2, 0xaa, 0, 0, 0, 1};
+static const uint8_t ov_remote_mac[6] = {2, 0xbb, 0, 0, 0, 2};
+
+/* Overlay set-up: VTEP OV_LOCAL on the underlay, domain OV_VNI with the
+ * domain port, the remote VTEP resolved (by an ARP reply), and the MAC
+ * the packets go to known on the far side of the benchmark's direction. */
+static void
+overlay_setup(struct vsw_switch *sw, struct vsw_pmd *pmd, int how,
+	const uint8_t dst[6], struct sink *out)
+{
+	uint16_t ul = how == OV_ENCAP ? 1 : 0, dp = how == OV_ENCAP ? 0 : 1;
+	struct vsw_overlay_config oc = {.underlay = ul, .local_ip = OV_LOCAL,
+		.mtu = 9000};
+	uint8_t arp[42] = {0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 2, 0xbb, 0, 0,
+		0, 2, 8, 6, 0, 1, 8, 0, 6, 4, 0, 2, 2, 0xbb, 0, 0, 0, 2, 10, 0,
+		0, 2, 0, 0, 0, 0, 0, 0, 10, 0, 0, 1};
+	struct rte_mbuf *m = rte_pktmbuf_alloc(pool);
+
+	memcpy(oc.local_mac, ov_local_mac, 6);
+	if (m == NULL || vsw_switch_overlay_set(sw, &oc) != 0 ||
+		vsw_switch_domain_add(sw, OV_VNI) != 0 ||
+		vsw_switch_domain_port_add(sw, OV_VNI, dp) != 0 ||
+		vsw_switch_vtep_add(sw, OV_VNI, OV_REMOTE) != 0)
+		exit(1);
+	memcpy(rte_pktmbuf_append(m, sizeof(arp)), arp, sizeof(arp));
+	vsw_pmd_process_burst(pmd, ul, &m, 1); /* consumed: resolves */
+	vsw_pmd_flush(pmd);
+	if (how == OV_ENCAP) {
+		if (vsw_switch_domain_mac_add(sw, OV_VNI, dst, OV_REMOTE) != 0)
+			exit(1);
+		out->undo = VSW_VXLAN_OVERHEAD;
+		return;
+	}
+	/* decap: dst lives behind the domain port */
+	m = rte_pktmbuf_alloc(pool);
+	if (m == NULL)
+		exit(1);
+	memset(rte_pktmbuf_append(m, 60), 0, 60);
+	memset(rte_pktmbuf_mtod(m, uint8_t *), 0xff, 6);
+	memcpy(rte_pktmbuf_mtod(m, uint8_t *) + 6, dst, 6);
+	vsw_pmd_process_burst(pmd, dp, &m, 1);
+	vsw_pmd_flush(pmd); /* flooded to the VTEP: the sink took it */
+	rte_pktmbuf_free(m);
+	out->undo = -(int)VSW_VXLAN_OVERHEAD;
+}
+
+/* For OV_DECAP: m as the remote VTEP sends it to us. */
+static void
+encap_from_remote(struct rte_mbuf *m)
+{
+	struct vsw_vxlan_tmpl t;
+
+	vsw_vxlan_tmpl_init(&t, ov_remote_mac, OV_REMOTE, OV_LOCAL);
+	if (vsw_vxlan_encap(m, &t, ov_local_mac, OV_VNI,
+		    vsw_vxlan_src_port(vsw_vxlan_flow_hash(
+			    rte_pktmbuf_mtod(m, uint8_t *), m->data_len))) != 0)
+		exit(1);
+}
 
 struct result {
 	double cpp;
@@ -215,9 +304,17 @@ run(const struct scenario *sc, unsigned bursts, unsigned runs)
 		} else if (f < sc->flows) {
 			add_rule(sw, rule);
 		}
-		pkts[f] = mk_pkt(&spec);
+		pkts[f] = mk_pkt_len(&spec, sc->len ? sc->len : PKT_LEN);
 	}
 	pmd = vsw_switch_pmd(sw, 0);
+	if (sc->overlay != OV_NONE) {
+		uint8_t dst[6];
+
+		memcpy(dst, rte_pktmbuf_mtod(pkts[0], uint8_t *), 6);
+		overlay_setup(sw, pmd, sc->overlay, dst, &s1);
+		for (f = 0; sc->overlay == OV_DECAP && f < n_pkts; f++)
+			encap_from_remote(pkts[f]);
+	}
 	if (sc->learn) { /* dst MAC seen on port 1 */
 		struct flowspec spec;
 		struct rte_mbuf *m;
@@ -270,6 +367,17 @@ main(int argc, char **argv)
 		{"normal, unknown dst (flood 2), EMC on", 1, 1, "normal", ""},
 		{"normal, learned dst, EMC on", 1, 1, "normal", "", 1},
 		{"output:1,output:2, EMC on", 1, 1, "output:1,output:2", ""},
+		{"plain output:1, 64 B, EMC on", 1, 1, "output:1", "", 0, 64},
+		{"vxlan encap (domain->VTEP), 64 B", 1, 1, NULL, "", 0, 64,
+			OV_ENCAP},
+		{"vxlan decap (VTEP->domain), 64 B", 1, 1, NULL, "", 0, 64,
+			OV_DECAP},
+		{"plain output:1, 1518 B, EMC on", 1, 1, "output:1", "", 0,
+			1518},
+		{"vxlan encap (domain->VTEP), 1518 B", 1, 1, NULL, "", 0, 1518,
+			OV_ENCAP},
+		{"vxlan decap (VTEP->domain), 1518 B", 1, 1, NULL, "", 0, 1518,
+			OV_DECAP},
 	};
 	unsigned bursts = 100000, runs = 5, i;
 	int only = -1;

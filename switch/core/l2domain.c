@@ -7,7 +7,8 @@
  * Every change clones the published table and the one domain it changes,
  * edits the clones, rebuilds what is derived (port -> domain, IP ->
  * neighbour slot, the per-VTEP header templates), publishes and frees the
- * old versions after a grace period. Neighbour slots (one per remote VTEP
+ * old versions after a grace period (remote MACs: l2domain_rmac.c).
+ * Neighbour slots (one per remote VTEP
  * IP, refcounted by flood-list entries and remote MACs) and each domain's
  * learned-MAC table live outside the versions. Control thread only;
  * nothing here runs on a PMD.
@@ -101,8 +102,8 @@ table_derive(struct ov_table *t, const struct vsw_overlay *ov)
 		while (t->neigh_of[h & (OV_NEIGH_HASH - 1)] != 0)
 			h++;
 		t->neigh_of[h & (OV_NEIGH_HASH - 1)] = (uint16_t)(s + 1);
-		vsw_vxlan_tmpl_init(&t->tmpl[s], t->cfg.local_mac,
-			t->cfg.local_ip, ip);
+		vsw_vxlan_tmpl_init(
+			&t->tmpl[s], t->cfg.local_mac, t->cfg.local_ip, ip);
 	}
 }
 
@@ -121,8 +122,8 @@ publish(struct vsw_switch *sw, struct ov_table *t, struct ov_dom *old_dom)
 }
 
 int
-vsw_switch_overlay_set(struct vsw_switch *sw,
-	const struct vsw_overlay_config *c)
+vsw_switch_overlay_set(
+	struct vsw_switch *sw, const struct vsw_overlay_config *c)
 {
 	struct vsw_overlay *ov = sw->ov;
 	struct ov_table *t;
@@ -147,8 +148,8 @@ vsw_switch_overlay_set(struct vsw_switch *sw,
 }
 
 int
-vsw_switch_overlay_get(const struct vsw_switch *sw,
-	struct vsw_overlay_config *c)
+vsw_switch_overlay_get(
+	const struct vsw_switch *sw, struct vsw_overlay_config *c)
 {
 	if (sw->ov->table == NULL || !sw->ov->table->on)
 		return -ENOENT;
@@ -197,8 +198,8 @@ vsw_switch_domain_add(struct vsw_switch *sw, uint32_t vni)
 	d = calloc(1, sizeof(*d));
 	t = table_clone(ov);
 	if (d != NULL)
-		d->mac = mac_table_create(VSW_SWITCH_DOMAIN_MAC_ENTRIES,
-			sw->cfg.mac_max_age);
+		d->mac = mac_table_create(
+			VSW_SWITCH_DOMAIN_MAC_ENTRIES, sw->cfg.mac_max_age);
 	if (d == NULL || t == NULL || d->mac == NULL) {
 		if (d != NULL)
 			mac_table_destroy(d->mac);
@@ -222,15 +223,14 @@ vsw_switch_domain_add(struct vsw_switch *sw, uint32_t vni)
 	return 0;
 }
 
-static void neigh_unref(struct vsw_overlay *ov, uint16_t slot);
-
 int
 vsw_switch_domain_del(struct vsw_switch *sw, uint32_t vni)
 {
 	struct vsw_overlay *ov = sw->ov;
+	struct vsw_mac_table *mac;
 	struct ov_table *t;
 	struct ov_dom *d;
-	unsigned i;
+	unsigned i, id;
 	bool found = false;
 
 	if (ov->table == NULL)
@@ -249,21 +249,15 @@ vsw_switch_domain_del(struct vsw_switch *sw, uint32_t vni)
 	for (uint32_t r = 0; d->rmac != NULL && r <= d->rmask; r++)
 		if (d->rmac[r].key != 0)
 			neigh_unref(ov, d->rmac[r].vtep);
+	mac = d->mac;
+	id = d->id;
 	publish(sw, t, d); /* frees d's version after the grace period */
-	mac_table_destroy(d->mac);
-	ov->id_used[d->id] = false;
+	mac_table_destroy(mac);
+	ov->id_used[id] = false;
 	return 0;
 }
 
-/* A clone of domain vni in a clone of the table, to change and then
- * commit(); -ENOENT, -ENOMEM. */
-struct dom_edit {
-	struct ov_table *t;
-	struct ov_dom *d;
-	struct ov_dom *old;
-};
-
-static int
+int
 dom_edit_begin(struct vsw_switch *sw, uint32_t vni, struct dom_edit *e)
 {
 	bool found = false;
@@ -299,29 +293,28 @@ dom_edit_begin(struct vsw_switch *sw, uint32_t vni, struct dom_edit *e)
 	return 0;
 }
 
-static void
+void
 dom_edit_abort(struct dom_edit *e)
 {
 	dom_version_free(e->d);
 	free(e->t);
 }
 
-static void
+void
 dom_edit_commit(struct vsw_switch *sw, struct dom_edit *e)
 {
 	publish(sw, e->t, e->old);
 }
 
 int
-vsw_switch_domain_port_add(struct vsw_switch *sw, uint32_t vni,
-	uint16_t port_no)
+vsw_switch_domain_port_add(
+	struct vsw_switch *sw, uint32_t vni, uint16_t port_no)
 {
 	const struct ov_table *cur = sw->ov->table;
 	struct dom_edit e;
 	int rc;
 
-	if (port_no >= VSW_SWITCH_MAX_PORTS ||
-		sw->ports->port[port_no] == NULL)
+	if (port_no >= VSW_SWITCH_MAX_PORTS || sw->ports->port[port_no] == NULL)
 		return -ENOENT;
 	if (cur != NULL && cur->on && cur->cfg.underlay == port_no)
 		return -EBUSY;
@@ -329,8 +322,8 @@ vsw_switch_domain_port_add(struct vsw_switch *sw, uint32_t vni,
 	if (rc < 0)
 		return rc;
 	if (cur->port_dom[port_no] != 0) {
-		rc = cur->dom[cur->port_dom[port_no] - 1]->vni == vni ?
-			-EEXIST : -EBUSY;
+		rc = cur->dom[cur->port_dom[port_no] - 1]->vni == vni ? -EEXIST
+								      : -EBUSY;
 	} else if (e.d->n_ports == VSW_SWITCH_DOMAIN_PORTS) {
 		rc = -ENOSPC;
 	}
@@ -344,8 +337,8 @@ vsw_switch_domain_port_add(struct vsw_switch *sw, uint32_t vni,
 }
 
 int
-vsw_switch_domain_port_del(struct vsw_switch *sw, uint32_t vni,
-	uint16_t port_no)
+vsw_switch_domain_port_del(
+	struct vsw_switch *sw, uint32_t vni, uint16_t port_no)
 {
 	struct dom_edit e;
 	unsigned i;
@@ -366,11 +359,31 @@ vsw_switch_domain_port_del(struct vsw_switch *sw, uint32_t vni,
 	return 0;
 }
 
+void
+overlay_port_gone(struct vsw_switch *sw, uint16_t port_no)
+{
+	const struct ov_table *cur = sw->ov->table;
+	struct ov_table *t;
+
+	if (cur == NULL)
+		return;
+	if (cur->port_dom[port_no] != 0)
+		vsw_switch_domain_port_del(
+			sw, cur->dom[cur->port_dom[port_no] - 1]->vni, port_no);
+	cur = sw->ov->table;
+	if (cur->on && cur->cfg.underlay == port_no &&
+		(t = table_clone(sw->ov)) != NULL) {
+		t->on = false;
+		t->cfg.underlay = OV_NO_PORT;
+		publish(sw, t, NULL);
+	}
+}
+
 /* ---- neighbours (remote VTEPs) ---- */
 
 /* The slot of ip, taken (a new one if needed) with one more reference;
  * -ENOSPC. */
-static int
+int
 neigh_ref(struct vsw_overlay *ov, uint32_t ip)
 {
 	int free_slot = -1;
@@ -385,24 +398,27 @@ neigh_ref(struct vsw_overlay *ov, uint32_t ip)
 	}
 	if (free_slot < 0)
 		return -ENOSPC;
-	ov->neigh[free_slot] = (struct ov_neigh){.ip = ip, .refs = 1};
+	ov->neigh[free_slot].refs = 1;
+	ov->neigh[free_slot].last_req = 0;
+	__atomic_store_n(&ov->neigh[free_slot].mac, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&ov->neigh[free_slot].ip, ip, __ATOMIC_RELAXED);
 	return free_slot;
 }
 
 /* The slot stays reserved until the next publish has dropped it from the
  * IP hash (ip = 0 only removes it from the next derive). */
-static void
+void
 neigh_unref(struct vsw_overlay *ov, uint16_t slot)
 {
 	struct ov_neigh *n = &ov->neigh[slot];
 
 	if (n->refs > 0 && --n->refs == 0) {
-		n->ip = 0;
+		__atomic_store_n(&n->ip, 0, __ATOMIC_RELAXED);
 		__atomic_store_n(&n->mac, 0, __ATOMIC_RELAXED);
 	}
 }
 
-static bool
+bool
 ip_ok(const struct vsw_switch *sw, uint32_t ip)
 {
 	const struct ov_table *t = sw->ov->table;
@@ -456,135 +472,6 @@ vsw_switch_vtep_del(struct vsw_switch *sw, uint32_t vni, uint32_t ip)
 	}
 	neigh_unref(ov, e.d->vteps[v]);
 	e.d->vteps[v] = e.d->vteps[--e.d->n_vteps];
-	dom_edit_commit(sw, &e);
-	return 0;
-}
-
-/* ---- remote MACs ---- */
-
-/* Rebuild d's remote hash into nslots (a power of two) without key skip
- * (0: keep all). 0 or -ENOMEM (d unchanged). */
-static int
-rmac_rebuild(struct ov_dom *d, uint32_t nslots, uint64_t skip)
-{
-	struct ov_rmac *n = calloc(nslots, sizeof(*n));
-	uint32_t count = 0;
-
-	if (n == NULL)
-		return -ENOMEM;
-	for (uint32_t i = 0; d->rmac != NULL && i <= d->rmask; i++) {
-		uint64_t key = d->rmac[i].key;
-		uint32_t h = ov_rmac_hash(key);
-
-		if (key == 0 || key == skip)
-			continue;
-		while (n[h & (nslots - 1)].key != 0)
-			h++;
-		n[h & (nslots - 1)] = d->rmac[i];
-		count++;
-	}
-	free(d->rmac);
-	d->rmac = n;
-	d->rmask = nslots - 1;
-	d->n_rmacs = count;
-	return 0;
-}
-
-static struct ov_rmac *
-rmac_slot(struct ov_dom *d, uint64_t key)
-{
-	uint32_t h = ov_rmac_hash(key);
-
-	for (uint32_t i = 0; i <= d->rmask; i++) {
-		struct ov_rmac *r = &d->rmac[(h + i) & d->rmask];
-
-		if (r->key == key || r->key == 0)
-			return r;
-	}
-	return NULL; /* not reached: the hash is at most half full */
-}
-
-static bool
-mac_ok(const uint8_t mac[6])
-{
-	return !(mac[0] & 1) && (ov_mac_key(mac) & ~OV_MAC_KNOWN) != 0;
-}
-
-/* Make room for one more remote MAC in e's domain. */
-static int
-rmac_room(struct dom_edit *e)
-{
-	uint32_t slots = e->d->rmac == NULL ? 0 : e->d->rmask + 1;
-
-	if (e->d->n_rmacs >= VSW_SWITCH_DOMAIN_RMACS)
-		return -ENOSPC;
-	if ((e->d->n_rmacs + 1) * 2 <= slots)
-		return 0;
-	return rmac_rebuild(e->d, slots == 0 ? 16 : 2 * slots, 0);
-}
-
-int
-vsw_switch_domain_mac_add(struct vsw_switch *sw, uint32_t vni,
-	const uint8_t mac[6], uint32_t ip)
-{
-	struct vsw_overlay *ov = sw->ov;
-	uint64_t key = ov_mac_key(mac);
-	struct ov_rmac *r;
-	struct dom_edit e;
-	int rc, slot;
-
-	if (!mac_ok(mac) || !ip_ok(sw, ip))
-		return -EINVAL;
-	rc = dom_edit_begin(sw, vni, &e);
-	if (rc < 0)
-		return rc;
-	slot = ov_rmac_find(e.d, key);
-	if (slot >= 0 && ov->neigh[slot].ip == ip) {
-		dom_edit_abort(&e); /* the same route again: nothing to do */
-		return 0;
-	}
-	rc = slot >= 0 ? 0 : rmac_room(&e);
-	if (rc == 0)
-		rc = slot = neigh_ref(ov, ip);
-	if (rc < 0) {
-		dom_edit_abort(&e);
-		return rc;
-	}
-	r = rmac_slot(e.d, key);
-	if (r->key == 0)
-		e.d->n_rmacs++;
-	else
-		neigh_unref(ov, r->vtep);
-	r->key = key;
-	r->vtep = (uint16_t)slot;
-	dom_edit_commit(sw, &e);
-	/* New or moved: the MAC is over there now (a later local frame from
-	 * it is learned again and wins). */
-	mac_table_forget(e.d->mac, mac);
-	return 0;
-}
-
-int
-vsw_switch_domain_mac_del(struct vsw_switch *sw, uint32_t vni,
-	const uint8_t mac[6])
-{
-	uint64_t key = ov_mac_key(mac);
-	struct dom_edit e;
-	int rc = dom_edit_begin(sw, vni, &e), slot;
-
-	if (rc < 0)
-		return rc;
-	slot = ov_rmac_find(e.d, key);
-	if (slot < 0) {
-		dom_edit_abort(&e);
-		return -ENOENT;
-	}
-	rc = rmac_rebuild(e.d, e.d->rmask + 1, key);
-	if (rc < 0) {
-		dom_edit_abort(&e);
-		return rc;
-	}
-	neigh_unref(sw->ov, (uint16_t)slot);
 	dom_edit_commit(sw, &e);
 	return 0;
 }

@@ -25,9 +25,9 @@
 
 #define ETH_LEN 14
 #define ARP_FRAME 42
-#define OL_NEEDS_HELP                                                        \
-	(RTE_MBUF_F_TX_TCP_SEG | RTE_MBUF_F_TX_UDP_SEG | RTE_MBUF_F_TX_L4_MASK | \
-		RTE_MBUF_F_TX_IP_CKSUM)
+#define OL_NEEDS_HELP                                    \
+	(RTE_MBUF_F_TX_TCP_SEG | RTE_MBUF_F_TX_UDP_SEG | \
+		RTE_MBUF_F_TX_L4_MASK | RTE_MBUF_F_TX_IP_CKSUM)
 
 struct ov_burst {
 	struct vsw_pmd *pmd;
@@ -95,8 +95,8 @@ static void
 encap_send(struct ov_burst *b, const struct ov_dom *d, uint16_t slot,
 	struct rte_mbuf *m, uint32_t hash, bool copy)
 {
-	uint64_t mac = __atomic_load_n(&b->ov->neigh[slot].mac,
-		__ATOMIC_RELAXED);
+	uint64_t mac =
+		__atomic_load_n(&b->ov->neigh[slot].mac, __ATOMIC_RELAXED);
 	enum vsw_overlay_counter why = VSW_OVERLAY_N_COUNTERS;
 	uint8_t dmac[6];
 
@@ -117,16 +117,16 @@ encap_send(struct ov_burst *b, const struct ov_dom *d, uint16_t slot,
 		return;
 	}
 	if (copy || unlikely(!writable(m) ||
-			    rte_pktmbuf_headroom(m) < VSW_VXLAN_OVERHEAD)) {
+			     rte_pktmbuf_headroom(m) < VSW_VXLAN_OVERHEAD)) {
 		struct rte_mbuf *c = NULL;
 
 		if (b->pmd->sw->cfg.seg_pool != NULL)
-			c = rte_pktmbuf_copy(m, b->pmd->sw->cfg.seg_pool, 0,
-				UINT32_MAX);
+			c = rte_pktmbuf_copy(
+				m, b->pmd->sw->cfg.seg_pool, 0, UINT32_MAX);
 		if (!copy)
 			rte_pktmbuf_free(m);
 		if (unlikely(c == NULL ||
-			    rte_pktmbuf_headroom(c) < VSW_VXLAN_OVERHEAD)) {
+			     rte_pktmbuf_headroom(c) < VSW_VXLAN_OVERHEAD)) {
 			rte_pktmbuf_free(c);
 			count_drop(b, VSW_OVERLAY_COPY_FAIL, d);
 			return;
@@ -135,8 +135,8 @@ encap_send(struct ov_burst *b, const struct ov_dom *d, uint16_t slot,
 	}
 	for (unsigned i = 0; i < 6; i++)
 		dmac[i] = (uint8_t)(mac >> (40 - 8 * i));
-	vsw_vxlan_encap(m, &b->t->tmpl[slot], dmac, d->vni,
-		vsw_vxlan_src_port(hash));
+	vsw_vxlan_encap(
+		m, &b->t->tmpl[slot], dmac, d->vni, vsw_vxlan_src_port(hash));
 	ctr_add(&b->c->c[VSW_OVERLAY_ENCAP], 1);
 	ctr_add(&b->c->dom[d->id][DC_TX_VXLAN], 1);
 	underlay_send(b, m);
@@ -145,8 +145,8 @@ encap_send(struct ov_burst *b, const struct ov_dom *d, uint16_t slot,
 static inline uint32_t
 flow_hash(const struct rte_mbuf *m)
 {
-	return vsw_vxlan_flow_hash(rte_pktmbuf_mtod(m, const uint8_t *),
-		m->data_len);
+	return vsw_vxlan_flow_hash(
+		rte_pktmbuf_mtod(m, const uint8_t *), m->data_len);
 }
 
 /* Is port a present local port of d? */
@@ -282,10 +282,9 @@ neigh_learn(struct ov_burst *b, uint32_t ip, const uint8_t *mac)
 
 	if (slot < 0 || (mac[0] & 1))
 		return;
-	if (__atomic_load_n(&b->ov->neigh[slot].mac, __ATOMIC_RELAXED) !=
-		key) {
-		__atomic_store_n(&b->ov->neigh[slot].mac, key,
-			__ATOMIC_RELAXED);
+	if (__atomic_load_n(&b->ov->neigh[slot].mac, __ATOMIC_RELAXED) != key) {
+		__atomic_store_n(
+			&b->ov->neigh[slot].mac, key, __ATOMIC_RELAXED);
 		ctr_add(&b->c->c[VSW_OVERLAY_NEIGH_LEARNED], 1);
 	}
 }
@@ -363,7 +362,7 @@ underlay_one(struct ov_burst *b, struct rte_mbuf *m)
 	neigh_learn(b, rx.src_ip, p + 6);
 	rte_pktmbuf_adj(m, (uint16_t)rx.inner_off);
 	if (unlikely(rte_pktmbuf_trim(m, (uint16_t)(pkt_len - rx.inner_off -
-						 rx.inner_len)) < 0)) {
+						    rx.inner_len)) < 0)) {
 		drop(b, VSW_OVERLAY_TRUNCATED, d, m);
 		return true;
 	}
@@ -385,8 +384,8 @@ burst_init(struct ov_burst *b, struct vsw_pmd *pmd, const struct ov_table *t)
 }
 
 unsigned
-overlay_ingress(struct vsw_pmd *pmd, const struct ov_table *t,
-	uint16_t in_port, struct rte_mbuf **pkts, unsigned n)
+overlay_ingress(struct vsw_pmd *pmd, const struct ov_table *t, uint16_t in_port,
+	struct rte_mbuf **pkts, unsigned n)
 {
 	unsigned di = t->port_dom[in_port], i, j = 0;
 	struct ov_burst b;

@@ -26,7 +26,8 @@ static const char *const counter_names[] = {
 #undef VSW_OVERLAY_COUNTER_NAME
 };
 _Static_assert(sizeof(counter_names) / sizeof(counter_names[0]) ==
-		VSW_OVERLAY_N_COUNTERS, "a name per overlay counter");
+		       VSW_OVERLAY_N_COUNTERS,
+	"a name per overlay counter");
 
 const char *
 vsw_overlay_counter_name(enum vsw_overlay_counter c)
@@ -35,8 +36,8 @@ vsw_overlay_counter_name(enum vsw_overlay_counter c)
 }
 
 void
-vsw_switch_overlay_stats(const struct vsw_switch *sw,
-	uint64_t out[VSW_OVERLAY_N_COUNTERS])
+vsw_switch_overlay_stats(
+	const struct vsw_switch *sw, uint64_t out[VSW_OVERLAY_N_COUNTERS])
 {
 	const struct vsw_overlay *ov = sw->ov;
 
@@ -81,8 +82,8 @@ dom_stats(const struct vsw_switch *sw, const struct ov_dom *d,
 }
 
 int
-vsw_switch_domain_get(const struct vsw_switch *sw, uint32_t vni,
-	struct vsw_domain_info *info)
+vsw_switch_domain_get(
+	const struct vsw_switch *sw, uint32_t vni, struct vsw_domain_info *info)
 {
 	const struct ov_table *t = sw->ov->table;
 	const struct ov_dom *d = t != NULL ? ov_dom_find(t, vni) : NULL;
@@ -173,8 +174,8 @@ put_ip(uint8_t *p, uint32_t ip)
 
 /* A broadcast ARP request for ip from the local VTEP, or NULL. */
 static struct rte_mbuf *
-arp_request(struct rte_mempool *mp, const struct vsw_overlay_config *c,
-	uint32_t ip)
+arp_request(
+	struct rte_mempool *mp, const struct vsw_overlay_config *c, uint32_t ip)
 {
 	static const uint8_t head[8] = {0, 1, 8, 0, 6, 4, 0, 1};
 	struct rte_mbuf *m = mp != NULL ? rte_pktmbuf_alloc(mp) : NULL;

@@ -30,7 +30,7 @@
 #define OV_MAC_KNOWN (1ull << 48)
 
 struct ov_neigh {
-	uint32_t ip;       /* control; 0 = free slot */
+	uint32_t ip;       /* control writes (atomic: PMDs read); 0 = free */
 	uint32_t refs;     /* control: flood-list entries + remote MACs */
 	uint64_t mac;      /* atomic: PMDs learn, control resets */
 	uint64_t last_req; /* control: time of the last ARP request */
@@ -105,7 +105,8 @@ ov_neigh_find(const struct ov_table *t, const struct vsw_overlay *ov,
 
 		if (s == 0)
 			return -1;
-		if (ov->neigh[s - 1].ip == ip)
+		if (__atomic_load_n(&ov->neigh[s - 1].ip, __ATOMIC_RELAXED) ==
+			ip)
 			return (int)s - 1;
 	}
 	return -1;
@@ -167,6 +168,29 @@ ov_dom_find(const struct ov_table *t, uint32_t vni)
 /* l2domain.c */
 int overlay_init(struct vsw_switch *sw);
 void overlay_fini(struct vsw_switch *sw);
+/* Before a port goes: it leaves its domain; if it is the underlay, the
+ * overlay is unset (overlay_set again once it is back). */
+void overlay_port_gone(struct vsw_switch *sw, uint16_t port_no);
+
+/* l2domain.c, for l2domain_rmac.c: */
+/* A clone of domain vni in a clone of the table, to change and then
+ * commit(); -ENOENT, -ENOMEM. */
+struct dom_edit {
+	struct ov_table *t;
+	struct ov_dom *d;
+	struct ov_dom *old;
+};
+int dom_edit_begin(struct vsw_switch *sw, uint32_t vni, struct dom_edit *e);
+void dom_edit_abort(struct dom_edit *e);
+/* Publish e's clones; the old domain version is freed after the grace
+ * period. */
+void dom_edit_commit(struct vsw_switch *sw, struct dom_edit *e);
+/* The neighbour slot of ip with one more reference (a new slot if need
+ * be), or -ENOSPC; unref drops one and frees the slot at zero. */
+int neigh_ref(struct vsw_overlay *ov, uint32_t ip);
+void neigh_unref(struct vsw_overlay *ov, uint16_t slot);
+/* A remote VTEP address: not 0, broadcast or the local IP. */
+bool ip_ok(const struct vsw_switch *sw, uint32_t ip);
 
 /* l2domain_dp.c: called by the PMD loop. ingress takes the packets of a
  * domain port, and from the underlay the VXLAN and ARP ones for the local

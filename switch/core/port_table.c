@@ -16,7 +16,7 @@
 
 #include <urcu-qsbr.h>
 
-#include "switch_priv.h"
+#include "l2domain_priv.h"
 
 /* The PMD of rx queue (p, q): a rebalance's pin, else the next in turn. */
 static unsigned
@@ -348,6 +348,7 @@ vsw_switch_port_del(struct vsw_switch *sw, uint16_t port_no)
 
 	if (port_no >= VSW_SWITCH_MAX_PORTS || sw->ports->port[port_no] == NULL)
 		return -ENOENT;
+	overlay_port_gone(sw, port_no); /* its number may go to another port */
 	memcpy(ports, sw->ports->port, sizeof(ports));
 	p = ports[port_no];
 	ports[port_no] = NULL;

@@ -58,7 +58,8 @@ parse_mac(const char *s, uint8_t mac[6], struct vsw_ctl_reply *r)
 	char tail;
 
 	if (sscanf(s, "%2x:%2x:%2x:%2x:%2x:%2x%c", &b[0], &b[1], &b[2], &b[3],
-		    &b[4], &b[5], &tail) != 6 || strlen(s) != 17) {
+		    &b[4], &b[5], &tail) != 6 ||
+		strlen(s) != 17) {
 		vsw_ctl_reply_error(r, "bad MAC '%s' (xx:xx:xx:xx:xx:xx)", s);
 		return -1;
 	}
@@ -127,8 +128,7 @@ port_arg(struct vswd *d, const char *name, struct vsw_ctl_reply *r)
 
 /* overlay-set underlay=PORT local-ip=A.B.C.D [mtu=N] */
 void
-vswd_cmd_overlay_set(void *ctx, int argc, char **argv,
-	struct vsw_ctl_reply *r)
+vswd_cmd_overlay_set(void *ctx, int argc, char **argv, struct vsw_ctl_reply *r)
 {
 	struct vswd *d = ctx;
 	struct vsw_overlay_config c = {0};
@@ -141,44 +141,50 @@ vswd_cmd_overlay_set(void *ctx, int argc, char **argv,
 	int rc;
 
 	for (int i = 1; i < argc; i++) {
-		if (strncmp(argv[i], "underlay=", 9) == 0)
+		char *end = NULL;
+
+		if (strncmp(argv[i], "underlay=", 9) == 0) {
 			ul = argv[i] + 9;
-		else if (strncmp(argv[i], "local-ip=", 9) == 0)
+		} else if (strncmp(argv[i], "local-ip=", 9) == 0) {
 			ip = argv[i] + 9;
-		else if (strncmp(argv[i], "mtu=", 4) == 0)
-			mtu_arg = (mtu = strtoul(argv[i] + 4, NULL, 10)) != 0;
-		else
-			{
-		vsw_ctl_reply_error(r, "unknown '%s'", argv[i]);
-		return;
+		} else if (strncmp(argv[i], "mtu=", 4) == 0) {
+			mtu_arg = true;
+			mtu = strtoul(argv[i] + 4, &end, 10);
+			if (*end != '\0' || mtu < 100 || mtu > 65535) {
+				vsw_ctl_reply_error(r,
+					"bad mtu '%s' "
+					"(100..65535)",
+					argv[i] + 4);
+				return;
+			}
+		} else {
+			vsw_ctl_reply_error(r, "unknown '%s'", argv[i]);
+			return;
+		}
 	}
-	}
-	if (ul == NULL || ip == NULL)
-		{
+	if (ul == NULL || ip == NULL) {
 		vsw_ctl_reply_error(r, "need underlay=PORT and "
-			"local-ip=A.B.C.D");
+				       "local-ip=A.B.C.D");
 		return;
 	}
 	if ((p = port_arg(d, ul, r)) == NULL ||
 		parse_ip(ip, &c.local_ip, r) < 0)
 		return;
-	if (p->type != VSWD_PORT_DPDK)
-		{
-		vsw_ctl_reply_error(r, "underlay '%s' is not a dpdk "
-			"port", ul);
-		return;
-	}
-	if (rte_eth_macaddr_get(p->eth_port, &ea) != 0)
-		{
-		vsw_ctl_reply_error(r, "cannot read the MAC of '%s'",
+	if (p->type != VSWD_PORT_DPDK) {
+		vsw_ctl_reply_error(r,
+			"underlay '%s' is not a dpdk "
+			"port",
 			ul);
 		return;
 	}
+	if (rte_eth_macaddr_get(p->eth_port, &ea) != 0) {
+		vsw_ctl_reply_error(r, "cannot read the MAC of '%s'", ul);
+		return;
+	}
 	if (mtu == 0)
-		mtu = rte_eth_dev_get_mtu(p->eth_port, &dev_mtu) == 0 ?
-			dev_mtu : 1500;
-	if (mtu > 65535)
-		{
+		mtu = rte_eth_dev_get_mtu(p->eth_port, &dev_mtu) == 0 ? dev_mtu
+								      : 1500;
+	if (mtu > 65535) {
 		vsw_ctl_reply_error(r, "bad mtu");
 		return;
 	}
@@ -186,8 +192,7 @@ vswd_cmd_overlay_set(void *ctx, int argc, char **argv,
 	c.underlay = p->port_no;
 	c.mtu = (uint16_t)mtu;
 	rc = vsw_switch_overlay_set(d->sw, &c);
-	if (rc < 0)
-		{
+	if (rc < 0) {
 		reply_rc(r, rc, "overlay-set");
 		return;
 	}
@@ -206,9 +211,10 @@ show_neighs(struct vswd *d, struct vsw_ctl_reply *r)
 		ip_str(n[i].ip, ip, sizeof(ip));
 		mac_str(n[i].mac, mac, sizeof(mac));
 		if (r->json)
-			vsw_ctl_reply_printf(r, "%s{\"ip\": \"%s\", \"mac\": "
-				"%s%s%s, \"refs\": %u}", i ? ", " : "", ip,
-				n[i].known ? "\"" : "",
+			vsw_ctl_reply_printf(r,
+				"%s{\"ip\": \"%s\", \"mac\": "
+				"%s%s%s, \"refs\": %u}",
+				i ? ", " : "", ip, n[i].known ? "\"" : "",
 				n[i].known ? mac : "null",
 				n[i].known ? "\"" : "", n[i].refs);
 		else
@@ -219,8 +225,7 @@ show_neighs(struct vswd *d, struct vsw_ctl_reply *r)
 }
 
 void
-vswd_cmd_overlay_show(void *ctx, int argc, char **argv,
-	struct vsw_ctl_reply *r)
+vswd_cmd_overlay_show(void *ctx, int argc, char **argv, struct vsw_ctl_reply *r)
 {
 	struct vswd *d = ctx;
 	uint64_t c[VSW_OVERLAY_N_COUNTERS];
@@ -237,7 +242,8 @@ vswd_cmd_overlay_show(void *ctx, int argc, char **argv,
 	}
 	if (r->json) {
 		if (on)
-			vsw_ctl_reply_printf(r, "{\"overlay\": {\"underlay\": "
+			vsw_ctl_reply_printf(r,
+				"{\"overlay\": {\"underlay\": "
 				"\"%s\", \"local_ip\": \"%s\", \"local_mac\": "
 				"\"%s\", \"mtu\": %u, \"inner_mtu\": %u}",
 				vsw_switch_port_name(cfg.underlay, d->sw), ip,
@@ -255,10 +261,11 @@ vswd_cmd_overlay_show(void *ctx, int argc, char **argv,
 		return;
 	}
 	if (on)
-		vsw_ctl_reply_printf(r, "overlay: local-ip %s mac %s underlay "
-			"%s mtu %u (inner IP MTU %u)\n", ip, mac,
-			vsw_switch_port_name(cfg.underlay, d->sw), cfg.mtu,
-			cfg.mtu - 50u);
+		vsw_ctl_reply_printf(r,
+			"overlay: local-ip %s mac %s underlay "
+			"%s mtu %u (inner IP MTU %u)\n",
+			ip, mac, vsw_switch_port_name(cfg.underlay, d->sw),
+			cfg.mtu, cfg.mtu - 50u);
 	else
 		vsw_ctl_reply_printf(r, "overlay: not set\n");
 	show_neighs(d, r);
@@ -269,8 +276,7 @@ vswd_cmd_overlay_show(void *ctx, int argc, char **argv,
 
 /* domain-add VNI, domain-del VNI */
 void
-vswd_cmd_domain_add(void *ctx, int argc, char **argv,
-	struct vsw_ctl_reply *r)
+vswd_cmd_domain_add(void *ctx, int argc, char **argv, struct vsw_ctl_reply *r)
 {
 	struct vswd *d = ctx;
 	bool add = strcmp(argv[0], "domain-add") == 0;
@@ -280,10 +286,9 @@ vswd_cmd_domain_add(void *ctx, int argc, char **argv,
 	(void)argc;
 	if (parse_vni(argv[1], &vni, r) < 0)
 		return;
-	rc = add ? vsw_switch_domain_add(d->sw, vni) :
-		   vsw_switch_domain_del(d->sw, vni);
-	if (rc < 0)
-		{
+	rc = add ? vsw_switch_domain_add(d->sw, vni)
+		 : vsw_switch_domain_del(d->sw, vni);
+	if (rc < 0) {
 		reply_rc(r, rc, argv[0]);
 		return;
 	}
@@ -292,8 +297,7 @@ vswd_cmd_domain_add(void *ctx, int argc, char **argv,
 
 /* domain-port-add VNI PORT, domain-port-del VNI PORT */
 void
-vswd_cmd_domain_port(void *ctx, int argc, char **argv,
-	struct vsw_ctl_reply *r)
+vswd_cmd_domain_port(void *ctx, int argc, char **argv, struct vsw_ctl_reply *r)
 {
 	struct vswd *d = ctx;
 	bool add = strcmp(argv[0], "domain-port-add") == 0;
@@ -305,10 +309,9 @@ vswd_cmd_domain_port(void *ctx, int argc, char **argv,
 	if (parse_vni(argv[1], &vni, r) < 0 ||
 		(p = port_arg(d, argv[2], r)) == NULL)
 		return;
-	rc = add ? vsw_switch_domain_port_add(d->sw, vni, p->port_no) :
-		   vsw_switch_domain_port_del(d->sw, vni, p->port_no);
-	if (rc < 0)
-		{
+	rc = add ? vsw_switch_domain_port_add(d->sw, vni, p->port_no)
+		 : vsw_switch_domain_port_del(d->sw, vni, p->port_no);
+	if (rc < 0) {
 		reply_rc(r, rc, argv[0]);
 		return;
 	}
@@ -327,10 +330,9 @@ vswd_cmd_vtep(void *ctx, int argc, char **argv, struct vsw_ctl_reply *r)
 	(void)argc;
 	if (parse_vni(argv[1], &vni, r) < 0 || parse_ip(argv[2], &ip, r) < 0)
 		return;
-	rc = add ? vsw_switch_vtep_add(d->sw, vni, ip) :
-		   vsw_switch_vtep_del(d->sw, vni, ip);
-	if (rc < 0)
-		{
+	rc = add ? vsw_switch_vtep_add(d->sw, vni, ip)
+		 : vsw_switch_vtep_del(d->sw, vni, ip);
+	if (rc < 0) {
 		reply_rc(r, rc, argv[0]);
 		return;
 	}
@@ -347,19 +349,17 @@ vswd_cmd_mac(void *ctx, int argc, char **argv, struct vsw_ctl_reply *r)
 	uint32_t vni, ip = 0;
 	int rc;
 
-	if (add != (argc == 4))
-		{
+	if (add != (argc == 4)) {
 		vsw_ctl_reply_error(r, "usage: mac-add VNI MAC IP | "
-			"mac-del VNI MAC");
+				       "mac-del VNI MAC");
 		return;
 	}
 	if (parse_vni(argv[1], &vni, r) < 0 || parse_mac(argv[2], mac, r) < 0 ||
 		(add && parse_ip(argv[3], &ip, r) < 0))
 		return;
-	rc = add ? vsw_switch_domain_mac_add(d->sw, vni, mac, ip) :
-		   vsw_switch_domain_mac_del(d->sw, vni, mac);
-	if (rc < 0)
-		{
+	rc = add ? vsw_switch_domain_mac_add(d->sw, vni, mac, ip)
+		 : vsw_switch_domain_mac_del(d->sw, vni, mac);
+	if (rc < 0) {
 		reply_rc(r, rc, argv[0]);
 		return;
 	}
@@ -378,22 +378,26 @@ mac_line(const uint8_t mac[6], bool remote, uint16_t port, uint32_t vtep,
 {
 	struct mac_show *m = arg;
 	char ms[18], ip[INET_ADDRSTRLEN];
-	const char *pname = remote ? NULL : vsw_switch_port_name(port, m->d->sw);
+	const char *pname =
+		remote ? NULL : vsw_switch_port_name(port, m->d->sw);
 
 	mac_str(mac, ms, sizeof(ms));
 	ip_str(vtep, ip, sizeof(ip));
 	if (m->r->json && remote)
-		vsw_ctl_reply_printf(m->r, "%s{\"mac\": \"%s\", \"type\": "
-			"\"remote\", \"vtep\": \"%s\"}", m->n ? ", " : "", ms,
-			ip);
+		vsw_ctl_reply_printf(m->r,
+			"%s{\"mac\": \"%s\", \"type\": "
+			"\"remote\", \"vtep\": \"%s\"}",
+			m->n ? ", " : "", ms, ip);
 	else if (m->r->json)
-		vsw_ctl_reply_printf(m->r, "%s{\"mac\": \"%s\", \"type\": "
-			"\"local\", \"port\": ", m->n ? ", " : "", ms);
+		vsw_ctl_reply_printf(m->r,
+			"%s{\"mac\": \"%s\", \"type\": "
+			"\"local\", \"port\": ",
+			m->n ? ", " : "", ms);
 	else if (remote)
 		vsw_ctl_reply_printf(m->r, "    %s remote vtep %s\n", ms, ip);
 	else
-		vsw_ctl_reply_printf(m->r, "    %s local port %s age %us\n",
-			ms, pname ? pname : "?", age_s);
+		vsw_ctl_reply_printf(m->r, "    %s local port %s age %us\n", ms,
+			pname ? pname : "?", age_s);
 	if (m->r->json && !remote) {
 		if (pname != NULL)
 			vsw_ctl_reply_json_str(m->r, pname);
@@ -414,9 +418,10 @@ show_domain(struct vswd *d, const struct vsw_domain_info *in,
 	char ip[INET_ADDRSTRLEN];
 	const char *pn;
 
-	vsw_ctl_reply_printf(r, r->json ? "%s{\"vni\": %u, \"ports\": [" :
-		"%sdomain %u\n  ports:", r->json && !first ? ", " : "",
-		in->vni);
+	vsw_ctl_reply_printf(r,
+		r->json ? "%s{\"vni\": %u, \"ports\": ["
+			: "%sdomain %u\n  ports:",
+		r->json && !first ? ", " : "", in->vni);
 	for (unsigned i = 0; i < in->n_ports; i++) {
 		pn = vsw_switch_port_name(in->ports[i], d->sw);
 		if (r->json) {
@@ -434,11 +439,14 @@ show_domain(struct vswd *d, const struct vsw_domain_info *in,
 	}
 	vsw_ctl_reply_printf(r, r->json ? "], \"macs\": [" : "\n  macs:\n");
 	vsw_switch_domain_macs(d->sw, in->vni, mac_line, &ms);
-	vsw_ctl_reply_printf(r, r->json ? "], \"stats\": {\"rx_local\": %lu, "
-		"\"rx_vxlan\": %lu, \"tx_local\": %lu, \"tx_vxlan\": %lu, "
-		"\"flooded\": %lu, \"drops\": %lu}}" :
-		"  stats: rx_local %lu rx_vxlan %lu tx_local %lu tx_vxlan %lu "
-		"flooded %lu drops %lu\n",
+	vsw_ctl_reply_printf(r,
+		r->json ? "], \"stats\": {\"rx_local\": %lu, "
+			  "\"rx_vxlan\": %lu, \"tx_local\": %lu, \"tx_vxlan\": "
+			  "%lu, "
+			  "\"flooded\": %lu, \"drops\": %lu}}"
+			: "  stats: rx_local %lu rx_vxlan %lu tx_local %lu "
+			  "tx_vxlan %lu "
+			  "flooded %lu drops %lu\n",
 		(unsigned long)s->rx_local, (unsigned long)s->rx_vxlan,
 		(unsigned long)s->tx_local, (unsigned long)s->tx_vxlan,
 		(unsigned long)s->flooded, (unsigned long)s->drops);
@@ -446,8 +454,7 @@ show_domain(struct vswd *d, const struct vsw_domain_info *in,
 
 /* domain-show [VNI] */
 void
-vswd_cmd_domain_show(void *ctx, int argc, char **argv,
-	struct vsw_ctl_reply *r)
+vswd_cmd_domain_show(void *ctx, int argc, char **argv, struct vsw_ctl_reply *r)
 {
 	static uint32_t vnis[VSW_SWITCH_MAX_DOMAINS];
 	struct vswd *d = ctx;
@@ -483,8 +490,7 @@ struct cfg_ctx {
 	uint32_t vni;
 };
 
-static void
-emit_line(struct cfg_ctx *c, const char *fmt, ...)
+static void emit_line(struct cfg_ctx *c, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
 static void
@@ -512,13 +518,13 @@ cfg_mac(const uint8_t mac[6], bool remote, uint16_t port, uint32_t vtep,
 		return; /* learned: not configuration */
 	mac_str(mac, ms, sizeof(ms));
 	ip_str(vtep, ip, sizeof(ip));
-	emit_line(arg, "mac-add %u %s %s", ((struct cfg_ctx *)arg)->vni, ms,
-		ip);
+	emit_line(
+		arg, "mac-add %u %s %s", ((struct cfg_ctx *)arg)->vni, ms, ip);
 }
 
 void
-vswd_overlay_config_lines(struct vswd *d, struct vsw_ctl_reply *r,
-	vswd_emit_fn emit, bool *first)
+vswd_overlay_config_lines(
+	struct vswd *d, struct vsw_ctl_reply *r, vswd_emit_fn emit, bool *first)
 {
 	static uint32_t vnis[VSW_SWITCH_MAX_DOMAINS];
 	struct cfg_ctx c = {r, emit, first, 0};
@@ -532,11 +538,13 @@ vswd_overlay_config_lines(struct vswd *d, struct vsw_ctl_reply *r,
 		(pn = vsw_switch_port_name(cfg.underlay, d->sw)) != NULL) {
 		ip_str(cfg.local_ip, ip, sizeof(ip));
 		if (d->overlay_mtu_given != 0)
-			emit_line(&c, "overlay-set underlay=%s local-ip=%s "
-				"mtu=%u", pn, ip, d->overlay_mtu_given);
+			emit_line(&c,
+				"overlay-set underlay=%s local-ip=%s "
+				"mtu=%u",
+				pn, ip, d->overlay_mtu_given);
 		else
-			emit_line(&c, "overlay-set underlay=%s local-ip=%s",
-				pn, ip);
+			emit_line(&c, "overlay-set underlay=%s local-ip=%s", pn,
+				ip);
 	}
 	n = vsw_switch_domains(d->sw, vnis, VSW_SWITCH_MAX_DOMAINS);
 	for (unsigned i = 0; i < n; i++) {

@@ -83,6 +83,11 @@ class Net:
                                       self.gg[i]))
             self.mac[i] = info[0]["address"]
 
+    def kstats(self, i):
+        """The kernel's counters of underlay veth i."""
+        return json.loads(self.ns(self.host[i], "ip", "-s", "-j", "link",
+                                  "show", self.ul[i]))[0]["stats64"]
+
     def down(self):
         for n in self.host + self.guest:
             sh("ip", "netns", "del", n, check_rc=False)
@@ -178,6 +183,26 @@ def run(c, net, tmp, build, vs):
     c.check(got == 0 and after - before == sent,
             "1465 B inner frames dropped as vxlan_too_big: %d replies, "
             "%d counted of %d" % (got, after - before, sent))
+    # Refusals: an error reply each, nothing changed.
+    for bad in ("domain-add 0", "domain-add 16777216", "domain-add 5001",
+                "mac-add 5001 01:00:5e:00:00:01 192.168.77.2",
+                "mac-add 5001 52:54:00:00:00 192.168.77.2",
+                "vtep-add 5001 %s" % VTEP[0], "domain-port-add 5001 nope",
+                "domain-port-add 5001 ul",
+                "overlay-set underlay=vm local-ip=1.2.3.4",
+                "overlay-set underlay=ul local-ip=1.2.3.4 mtu=abc",
+                "mac-del 5001 52:54:00:00:00:99"):
+        st, body = vs[0].request(bad)
+        c.check(st == 1, "refused: %s (%s)" % (bad, str(body).strip()))
+    # The running configuration gives the overlay back, in replay order.
+    for i in range(2):
+        cmds = vs[i].ctl("config-show --json")["commands"]
+        want = config(net, i)[3:]
+        got = [x for x in cmds if x.split()[0] in (
+            "overlay-set", "domain-add", "domain-port-add", "vtep-add",
+            "mac-add")]
+        c.check(got == want, "vswd %d: config-show has the overlay lines"
+                % i, json.dumps(cmds))
     ctr = [v.ctl("overlay-show --json")["counters"] for v in vs]
     for i in range(2):
         identity(c, vs[i], "vswd %d" % i)
@@ -195,16 +220,21 @@ def run(c, net, tmp, build, vs):
              "vxlan_unknown", "vxlan_copy", "vxlan_offload"))}
         c.check(not bad, "vswd %d: no decap errors %s" % (i, bad))
     # Whatever A encapsulated B decapsulated, but for what the underlay
-    # lost on the way, counted (A's tx drops, B's packet-socket ring
-    # overflows: imissed), and that little.
+    # lost on the way, counted: A's tx drops and packet-socket send errors
+    # (oerrors), the veth pair's own drops (kernel counters), B's
+    # packet-socket ring overflows (imissed); and that little.
     for i in range(2):
-        tx = vs[i].port("ul")
-        rx = vs[1 - i].port("ul")
-        lost = tx["tx_drops"] + rx["eth_stats"]["imissed"]
+        tx, rx = vs[i].port("ul"), vs[1 - i].port("ul")
+        kt, kr = net.kstats(i), net.kstats(1 - i)
+        lost = (tx["tx_drops"] + tx["eth_stats"]["oerrors"] +
+                kt["tx"]["dropped"] + kr["rx"]["dropped"] +
+                rx["eth_stats"]["imissed"])
         e, d = ctr[i]["vxlan_encap"], ctr[1 - i]["vxlan_decap"]
         c.check(e > 0 and d <= e <= d + lost and lost * 100 <= e,
                 "encap %d on vswd %d = decap %d on the other + %d lost "
-                "on the underlay (counted)" % (e, i, d, lost))
+                "on the underlay (counted)" % (e, i, d, lost),
+                json.dumps({"tx": tx["eth_stats"], "rx": rx["eth_stats"],
+                            "ktx": kt, "krx": kr}))
     for v in vs:
         vswd_end(c, v)
 

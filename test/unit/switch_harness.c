@@ -199,7 +199,7 @@ pmd_stats(struct ctx *c, unsigned pmd, struct vsw_pmd_stats *s)
 	assert_int_equal(vsw_switch_pmd_stats(c->sw, pmd, s), 0);
 }
 
-/* rx + clones = tx + drops on every PMD; port sums match PMD sums. */
+/* rx + clones + injected = tx + drops on every PMD; port sums match PMD sums. */
 void
 check_identity(struct ctx *c)
 {
@@ -214,7 +214,7 @@ check_identity(struct ctx *c)
 		for (d = VSW_PMD_DROP_FIRST; d <= VSW_PMD_DROP_LAST; d++)
 			drops += s.c[d];
 		assert_int_equal(s.c[VSW_PMD_RX] + s.c[VSW_PMD_CLONES] +
-				s.c[VSW_PMD_GSO_EXTRA],
+				s.c[VSW_PMD_GSO_EXTRA] + s.c[VSW_PMD_INJECTED],
 			s.c[VSW_PMD_TX] + drops);
 		rx += s.c[VSW_PMD_RX];
 		tx += s.c[VSW_PMD_TX];

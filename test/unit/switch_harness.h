@@ -48,7 +48,7 @@ unsigned collect(struct ctx *c, unsigned port, struct rte_mbuf **out,
 	unsigned max);
 void free_all(struct rte_mbuf **m, unsigned n);
 void pmd_stats(struct ctx *c, unsigned pmd, struct vsw_pmd_stats *s);
-/* rx + clones = tx + drops on every PMD; port sums match PMD sums. */
+/* rx + clones + injected = tx + drops on every PMD; port sums match PMD sums. */
 void check_identity(struct ctx *c);
 struct vsw_rule_stats rule_stats(struct ctx *c, const char *text);
 /* Send k packets to dst IP on port 0; bitmap of ports reached. */

@@ -89,8 +89,7 @@ vport_log_fd_check(int fd, uint64_t offset, uint64_t size)
 
 /*
  * LOG_ALL is refused where the data path cannot log yet: packed rings
- * (their writers do not call virtq_log_write) and checksum/TSO offloads (a
- * migration under traffic lost the guest's network in the suite: open).
+ * (their writers do not call virtq_log_write).
  */
 const char *
 vport_log_features_check(uint64_t features)
@@ -99,9 +98,6 @@ vport_log_features_check(uint64_t features)
 		return NULL;
 	if (features & (1ULL << VSW_VIRTIO_F_RING_PACKED))
 		return "LOG_ALL with packed rings (dirty logging is split-only)";
-	if (features & (VSW_VIRTQ_F_DEQ_OFFLOADS | VSW_VIRTQ_F_ENQ_OFFLOADS))
-		return "LOG_ALL with offloads negotiated (not supported yet: "
-		       "port-add ... offloads=off for VMs that migrate)";
 	return NULL;
 }
 

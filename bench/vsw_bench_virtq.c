@@ -13,7 +13,10 @@
  *            with and without deq_align;
  *   logging: enq plain and deq plain with the dirty log on (live
  *            migration: every page written is logged, virtq_log.c), the
- *            log cleared every burst as the front-end's sync would.
+ *            log cleared every burst as the front-end's sync would;
+ *   offloads: enq and deq plain with checksum/TSO negotiated (the guest
+ *            side's header is read or written), dirty log off and on
+ *            (the packets carry no offload request: the header's cost).
  * All variants run in one process, in a rotating order inside each block;
  * only the burst call is timed (rdtsc around it). Median of the blocks. vsw_copy vs plain memcpy: while <vsw/copy.h>
  * is the memcpy placeholder the two are the same code; the real engine's
@@ -78,12 +81,18 @@ side_init_vq(struct side *s)
  * reconnect. Outside the timed calls.
  */
 static void
-side_placement(struct side *s, bool hdr_coalign, bool deq_align, bool log)
+side_placement(struct side *s, bool hdr_coalign, bool deq_align, bool log,
+	bool offl)
 {
+	const uint64_t ol = VSW_VIRTQ_F_ENQ_OFFLOADS | VSW_VIRTQ_F_DEQ_OFFLOADS;
+
 	if (s->q.cfg.hdr_coalign == hdr_coalign &&
 		s->q.cfg.no_deq_align == !deq_align &&
-		(s->q.cfg.log_base != NULL) == log)
+		(s->q.cfg.log_base != NULL) == log &&
+		((s->q.cfg.features & ol) != 0) == offl)
 		return;
+	s->q.cfg.features = offl ? s->q.cfg.features | ol
+				 : s->q.cfg.features & ~ol;
 	s->q.cfg.hdr_coalign = hdr_coalign;
 	s->q.cfg.no_deq_align = !deq_align;
 	s->q.cfg.log_base = log ? s->log : NULL;
@@ -244,22 +253,32 @@ enum variant {
 	DEQ_AL,      /* mbuf data at the guest frame's offset mod 64 */
 	ENQ_LOG,     /* enq plain, dirty log on */
 	DEQ_LOG,     /* deq plain, dirty log on */
+	ENQ_OFFL,    /* enq plain, offloads negotiated */
+	ENQ_OFFL_LOG, /* the same, dirty log on */
+	DEQ_OFFL,    /* deq plain, offloads negotiated */
+	DEQ_OFFL_LOG, /* the same, dirty log on */
 	NVARIANT
 };
 static const char *const vname[NVARIANT] = {"enq plain", "enq pl+al", "enq hdr",
-	"enq hdr+al", "deq plain", "deq al", "enq log", "deq log"};
+	"enq hdr+al", "deq plain", "deq al", "enq log", "deq log", "enq ol",
+	"enq ol+log", "deq ol", "deq ol+log"};
 
 static uint64_t
 run_variant(enum variant v, struct side *rx, struct side *tx,
 	struct rte_mempool *mp, struct rte_mbuf **m, struct rte_mbuf **m_al,
 	uint32_t len, int bursts)
 {
-	side_placement(rx, v == ENQ_HDR || v == ENQ_HDR_AL, true, v == ENQ_LOG);
-	side_placement(tx, false, v == DEQ_AL, v == DEQ_LOG);
+	side_placement(rx, v == ENQ_HDR || v == ENQ_HDR_AL, true,
+		v == ENQ_LOG || v == ENQ_OFFL_LOG,
+		v == ENQ_OFFL || v == ENQ_OFFL_LOG);
+	side_placement(tx, false, v == DEQ_AL, v == DEQ_LOG || v == DEQ_OFFL_LOG,
+		v == DEQ_OFFL || v == DEQ_OFFL_LOG);
 	switch (v) {
 	case ENQ_PLAIN:
 	case ENQ_HDR:
 	case ENQ_LOG:
+	case ENQ_OFFL:
+	case ENQ_OFFL_LOG:
 		return enq_block(rx, m, len, bursts);
 	case ENQ_HDR_AL:
 	case ENQ_PLAIN_AL:
@@ -304,7 +323,7 @@ run_size(struct side *rx, struct side *tx, struct rte_mempool *mp,
 	printf("%6u", len);
 	for (j = 0; j < NVARIANT; j++)
 		printf("  %10.1f", median_per_pkt(cyc[j], blocks, bursts));
-	printf("  %9.3f  %9.3f  %9.3f  %9.3f  %9.3f\n",
+	printf("  %9.3f  %9.3f  %9.3f  %9.3f  %9.3f  %9.3f  %9.3f\n",
 		median_per_pkt(cyc[ENQ_PLAIN_AL], blocks, bursts) /
 			median_per_pkt(cyc[ENQ_PLAIN], blocks, bursts),
 		median_per_pkt(cyc[ENQ_HDR_AL], blocks, bursts) /
@@ -314,7 +333,11 @@ run_size(struct side *rx, struct side *tx, struct rte_mempool *mp,
 		median_per_pkt(cyc[ENQ_LOG], blocks, bursts) /
 			median_per_pkt(cyc[ENQ_PLAIN], blocks, bursts),
 		median_per_pkt(cyc[DEQ_LOG], blocks, bursts) /
-			median_per_pkt(cyc[DEQ_PLAIN], blocks, bursts));
+			median_per_pkt(cyc[DEQ_PLAIN], blocks, bursts),
+		median_per_pkt(cyc[ENQ_OFFL_LOG], blocks, bursts) /
+			median_per_pkt(cyc[ENQ_OFFL], blocks, bursts),
+		median_per_pkt(cyc[DEQ_OFFL_LOG], blocks, bursts) /
+			median_per_pkt(cyc[DEQ_OFFL], blocks, bursts));
 	rte_pktmbuf_free_bulk(m, BURST);
 	rte_pktmbuf_free_bulk(m_al, BURST);
 	free(data);
@@ -527,8 +550,8 @@ run_packed(struct side *rx, struct side *tx, struct rte_mempool *mp,
 	pside_init(&prx, 1ull << VSW_VIRTIO_NET_F_MRG_RXBUF |
 			1ull << VSW_VIRTIO_F_VERSION_1, VRING_DESC_F_WRITE);
 	pside_init(&ptx, 1ull << VSW_VIRTIO_F_VERSION_1, 0);
-	side_placement(rx, false, true, false);
-	side_placement(tx, false, false, false);
+	side_placement(rx, false, true, false, false);
+	side_placement(tx, false, false, false, false);
 	printf("%6s", "bytes");
 	for (j = 0; j < NPVARIANT; j++)
 		printf("  %10s", pvname[j]);
@@ -626,8 +649,9 @@ main(int argc, char **argv)
 	printf("%6s", "bytes");
 	for (i = 0; i < NVARIANT; i++)
 		printf("  %10s", vname[i]);
-	printf("  %9s  %9s  %9s  %9s  %9s\n", "pl+al/pl", "hdr+al/pl",
-		"deq al/pl", "enq log/pl", "deq log/pl");
+	printf("  %9s  %9s  %9s  %9s  %9s  %9s  %9s\n", "pl+al/pl",
+		"hdr+al/pl", "deq al/pl", "enq log/pl", "deq log/pl", "e ol l/ol",
+		"d ol l/ol");
 	for (s = 0; s < RTE_DIM(sizes); s++)
 		run_size(&rx, &tx, mp, sizes[s], blocks, bursts);
 	rte_eal_cleanup();

@@ -372,8 +372,8 @@ run_isa(struct side *rx, struct side *tx, struct rte_mempool *mp,
 			     RTE_PKTMBUF_HEADROOM)) == NULL)
 			exit(1);
 	tx_layout(tx, len);
-	side_placement(rx, false, true, false);
-	side_placement(tx, false, false, false);
+	side_placement(rx, false, true, false, false);
+	side_placement(tx, false, false, false, false);
 	for (k = -1; k < blocks; k++) /* block -1: warm-up */
 		for (j = 0; j < nv; j++) {
 			unsigned v = (j + (unsigned)(k + 1)) % nv;

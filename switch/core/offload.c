@@ -20,6 +20,8 @@
  * make this read past a packet. A packet shared with other destinations (a
  * flood) is never modified in place: a copy is.
  */
+#include <errno.h>
+
 #include <rte_byteorder.h>
 #include <rte_ip.h>
 #include <rte_mbuf.h>
@@ -125,15 +127,30 @@ chain_copy(struct rte_mempool *mp, struct rte_mbuf *head,
 	return len == 0 ? 0 : -1;
 }
 
-/* ~(ones' complement sum) of [off, pkt_len) of m plus sum. */
+/* ~(ones' complement sum) of [off, pkt_len) of m plus sum. Not
+ * rte_raw_cksum_mbuf: 22.11 truncates a segment's unfolded sum to 16 bits
+ * before byte-swapping it after an odd-length segment (wrong checksums
+ * for chains with odd segment lengths). */
 static uint16_t
 csum_from(const struct rte_mbuf *m, uint32_t off, uint32_t sum)
 {
-	uint16_t raw = 0;
+	const struct rte_mbuf *s = m;
+	uint32_t done = 0;
 
-	rte_raw_cksum_mbuf(m, off, m->pkt_len - off, &raw);
-	sum += raw;
-	sum = (sum & 0xffff) + (sum >> 16);
+	while (s != NULL && off >= s->data_len) {
+		off -= s->data_len;
+		s = s->next;
+	}
+	for (; s != NULL; s = s->next, off = 0) {
+		uint32_t len = (uint32_t)s->data_len - off;
+		uint16_t t = __rte_raw_cksum_reduce(__rte_raw_cksum(
+			rte_pktmbuf_mtod_offset(s, const uint8_t *, off), len,
+			0));
+
+		sum += (done & 1) ? rte_bswap16(t) : t;
+		sum = (sum & 0xffff) + (sum >> 16);
+		done += len;
+	}
 	sum = (sum & 0xffff) + (sum >> 16);
 	return (uint16_t)~sum;
 }
@@ -198,13 +215,44 @@ seg_build(struct rte_mempool *mp, const struct rte_mbuf *m, const uint8_t *hdr,
 /* Metadata a segmenter may rely on: headers inside the packet and at
  * most OL_HDR_MAX, a non-zero MSS, a bounded number of segments. */
 static bool
-tso_sane(const struct rte_mbuf *m)
+tso_sane(const struct rte_mbuf *m, uint32_t mss)
 {
 	uint32_t hlen = (uint32_t)m->l2_len + m->l3_len + m->l4_len;
 
-	return m->tso_segsz != 0 && m->l4_len >= sizeof(struct rte_tcp_hdr) &&
+	return mss != 0 && m->l4_len >= sizeof(struct rte_tcp_hdr) &&
 	       hlen <= OL_HDR_MAX && hlen <= m->pkt_len &&
-	       (m->pkt_len - hlen) / m->tso_segsz < 2 * VSW_SWITCH_BURST * 8;
+	       (m->pkt_len - hlen) / mss < 2 * VSW_SWITCH_BURST * 8;
+}
+
+int
+offload_segment(struct rte_mempool *mp, const struct rte_mbuf *m, uint32_t mss,
+	offload_emit_fn emit, void *arg, unsigned *made)
+{
+	uint32_t hlen = (uint32_t)m->l2_len + m->l3_len + m->l4_len;
+	uint32_t total, off, idx = 0;
+	uint8_t buf[OL_HDR_MAX];
+	const uint8_t *hdr;
+
+	*made = 0;
+	if (mss == 0)
+		mss = m->tso_segsz;
+	if (unlikely(mp == NULL || !tso_sane(m, mss)))
+		return -EINVAL;
+	hdr = rte_pktmbuf_read(m, 0, hlen, buf); /* may span segments */
+	total = m->pkt_len - hlen;
+	for (off = 0; off < total || idx == 0; off += mss, idx++) {
+		uint32_t len = RTE_MIN(mss, total - off);
+		struct rte_mbuf *s = seg_build(mp, m, hdr, hlen, off, len);
+
+		if (unlikely(s == NULL)) {
+			*made = idx;
+			return -ENOMEM;
+		}
+		seg_fix(s, m, idx, off, len, off + len >= total);
+		emit(arg, s);
+	}
+	*made = idx;
+	return 0;
 }
 
 /* Sends what has collected in out[] once it is a burst (or at the end). */
@@ -224,40 +272,40 @@ ol_push(struct vsw_pmd *pmd, const struct vsw_port *p, struct vsw_out_batch *b,
 	}
 }
 
+struct ol_emit {
+	struct vsw_pmd *pmd;
+	const struct vsw_port *p;
+	struct vsw_out_batch *b;
+	struct ol_out *o;
+};
+
+static void
+ol_emit(void *arg, struct rte_mbuf *s)
+{
+	struct ol_emit *e = arg;
+
+	ol_push(e->pmd, e->p, e->b, e->o, s);
+}
+
 /* Segments m into o (m is freed); the number of segments, 0 on failure. */
 static unsigned
 ol_segment(struct vsw_pmd *pmd, const struct vsw_port *p,
 	struct vsw_out_batch *b, struct ol_out *o, struct rte_mbuf *m)
 {
-	struct rte_mempool *mp = pmd->sw->cfg.seg_pool;
-	uint32_t hlen = (uint32_t)m->l2_len + m->l3_len + m->l4_len;
-	uint32_t mss = m->tso_segsz, total, off, idx = 0;
-	uint8_t buf[OL_HDR_MAX];
-	const uint8_t *hdr;
+	struct ol_emit e = {.pmd = pmd, .p = p, .b = b, .o = o};
+	unsigned made;
+	int rc = offload_segment(
+		pmd->sw->cfg.seg_pool, m, 0, ol_emit, &e, &made);
 
-	if (unlikely(mp == NULL || !tso_sane(m))) {
-		rte_pktmbuf_free(m);
+	rte_pktmbuf_free(m);
+	if (unlikely(rc < 0)) {
+		/* the segments made stand (extra), the packet counts as
+		 * dropped: in + extra = out + drops */
+		ctr_add(&pmd->ctr[VSW_PMD_GSO_EXTRA], made);
+		ctr_add(&pmd->port_ctr[b->port].sw_gso_segs, made);
 		return 0;
 	}
-	hdr = rte_pktmbuf_read(m, 0, hlen, buf); /* may span segments */
-	total = m->pkt_len - hlen;
-	for (off = 0; off < total || idx == 0; off += mss, idx++) {
-		uint32_t len = RTE_MIN(mss, total - off);
-		struct rte_mbuf *s = seg_build(mp, m, hdr, hlen, off, len);
-
-		if (unlikely(s == NULL)) {
-			/* the idx segments made stand (extra), the packet
-			 * counts as dropped: in + extra = out + drops */
-			rte_pktmbuf_free(m);
-			ctr_add(&pmd->ctr[VSW_PMD_GSO_EXTRA], idx);
-			ctr_add(&pmd->port_ctr[b->port].sw_gso_segs, idx);
-			return 0;
-		}
-		seg_fix(s, m, idx, off, len, off + len >= total);
-		ol_push(pmd, p, b, o, s);
-	}
-	rte_pktmbuf_free(m);
-	return idx;
+	return made;
 }
 
 /* Stores v (as laid out in memory) at byte off < pkt_len - 1 of m. */
@@ -277,10 +325,8 @@ put16(struct rte_mbuf *m, uint32_t off, uint16_t v)
 	}
 }
 
-/* Completes m's partial TCP/UDP checksum; the packet (maybe a private
- * copy of a shared one), or NULL (freed) when that cannot be done. */
-static struct rte_mbuf *
-ol_csum(struct vsw_pmd *pmd, struct rte_mbuf *m)
+struct rte_mbuf *
+offload_csum(struct vsw_pmd *pmd, struct rte_mbuf *m)
 {
 	uint64_t l4 = m->ol_flags & RTE_MBUF_F_TX_L4_MASK;
 	uint32_t start = (uint32_t)m->l2_len + m->l3_len;
@@ -339,7 +385,7 @@ offload_send(struct vsw_pmd *pmd, const struct vsw_port *p,
 			extra += k != 0 ? k - 1 : 0;
 			dropped += k == 0;
 		} else {
-			m = ol_csum(pmd, m);
+			m = offload_csum(pmd, m);
 			if (m != NULL) {
 				csum++;
 				ol_push(pmd, p, b, &o, m);

@@ -22,6 +22,7 @@
 #include <rte_spinlock.h>
 
 struct rte_mbuf;
+struct rte_mempool;
 
 /* Room for two bursts: ensured free for a whole burst before it is acted
  * on, so appends need no per-packet bound check (seed 000). */
@@ -274,6 +275,16 @@ bool offload_needed(struct rte_mbuf *const *pkts, uint16_t n, uint32_t capa);
  * lacks what a packet needs; empties b. */
 void offload_send(struct vsw_pmd *pmd, const struct vsw_port *p,
 	struct vsw_out_batch *b, uint32_t capa);
+/* Segment TSO packet m (left to the caller, unchanged) at mss (0: its own
+ * tso_segsz) into complete packets from mp, each handed to emit in order;
+ * *made = how many. 0; -EINVAL (metadata unusable: none made) or -ENOMEM
+ * (mp ran dry after *made). */
+typedef void (*offload_emit_fn)(void *arg, struct rte_mbuf *seg);
+int offload_segment(struct rte_mempool *mp, const struct rte_mbuf *m,
+	uint32_t mss, offload_emit_fn emit, void *arg, unsigned *made);
+/* Complete m's partial TCP/UDP checksum: the packet (maybe a private copy
+ * of a shared one), or NULL (freed) when that cannot be done. */
+struct rte_mbuf *offload_csum(struct vsw_pmd *pmd, struct rte_mbuf *m);
 
 /* actions.c: act on a classified burst; res[i] is packet i's rule (struct
  * vsw_sw_rule) or NULL (no rule: dropped and counted). */

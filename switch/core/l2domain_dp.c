@@ -19,6 +19,8 @@
  * but the outer source MAC of their VTEP: remote MACs come from the
  * control plane (mac-add), as EVPN does it.
  */
+#include <errno.h>
+
 #include <rte_mbuf.h>
 
 #include "l2domain_priv.h"
@@ -86,60 +88,170 @@ underlay_send(struct ov_burst *b, struct rte_mbuf *m)
 	ob->pkts[ob->n++] = m;
 }
 
+/* Drop m, or with copy only count it (m stays the caller's). */
+static void
+drop_or_count(struct ov_burst *b, enum vsw_overlay_counter why,
+	const struct ov_dom *d, struct rte_mbuf *m, bool copy)
+{
+	if (copy)
+		count_drop(b, why, d);
+	else
+		drop(b, why, d, m);
+}
+
+/* m, or a copy of it (with copy, or when m is shared or short of
+ * headroom: m is then freed unless copy): exclusively ours with room for
+ * the outer headers; NULL when the pool ran dry (counted). */
+static struct rte_mbuf *
+own(struct ov_burst *b, const struct ov_dom *d, struct rte_mbuf *m, bool copy)
+{
+	struct rte_mbuf *c = NULL;
+
+	if (likely(!copy && writable(m) &&
+		    rte_pktmbuf_headroom(m) >= VSW_VXLAN_OVERHEAD))
+		return m;
+	if (b->pmd->sw->cfg.seg_pool != NULL)
+		c = rte_pktmbuf_copy(
+			m, b->pmd->sw->cfg.seg_pool, 0, UINT32_MAX);
+	if (!copy)
+		rte_pktmbuf_free(m);
+	if (unlikely(c == NULL ||
+		     rte_pktmbuf_headroom(c) < VSW_VXLAN_OVERHEAD)) {
+		rte_pktmbuf_free(c);
+		count_drop(b, VSW_OVERLAY_COPY_FAIL, d);
+		return NULL;
+	}
+	return c;
+}
+
+/* What encapsulates one complete frame m (ours, room checked) for the
+ * VTEP of slot, its MAC known. */
+struct encap_to {
+	struct ov_burst *b;
+	const struct ov_dom *d;
+	uint16_t slot;
+	uint32_t hash;
+	uint64_t mac;
+};
+
+static void
+encap_out(void *arg, struct rte_mbuf *m)
+{
+	const struct encap_to *e = arg;
+	uint8_t dmac[6];
+
+	if (unlikely(rte_pktmbuf_headroom(m) < VSW_VXLAN_OVERHEAD)) {
+		drop(e->b, VSW_OVERLAY_COPY_FAIL, e->d, m); /* a tiny pool */
+		return;
+	}
+	for (unsigned i = 0; i < 6; i++)
+		dmac[i] = (uint8_t)(e->mac >> (40 - 8 * i));
+	vsw_vxlan_encap(m, &e->b->t->tmpl[e->slot], dmac, e->d->vni,
+		vsw_vxlan_src_port(e->hash));
+	ctr_add(&e->b->c->c[VSW_OVERLAY_ENCAP], 1);
+	ctr_add(&e->b->c->dom[e->d->id][DC_TX_VXLAN], 1);
+	underlay_send(e->b, m);
+}
+
+/*
+ * A TSO frame (m left to the caller with copy, else freed): segmented in
+ * software to the MSS that fits the underlay (the guest's gso_size is for
+ * its own MTU; the smaller one wins), each segment encapsulated. Counted
+ * as offload.c counts a segmentation for the underlay port: sw_gso,
+ * sw_gso_segs, the extra segments in gso_extra. Unusable metadata or
+ * headers that leave no payload room: vxlan_offload.
+ */
+static void
+encap_tso(struct encap_to *e, struct rte_mbuf *m, bool copy)
+{
+	struct vsw_pmd *pmd = e->b->pmd;
+	struct vsw_port_ctr *pc = &pmd->port_ctr[e->b->t->cfg.underlay];
+	uint32_t hlen = (uint32_t)m->l2_len + m->l3_len + m->l4_len;
+	uint32_t room = e->b->t->cfg.mtu - VSW_VXLAN_L3_OVERHEAD, mss;
+	unsigned made = 0;
+	int rc = -EINVAL;
+
+	if (likely(hlen < room && m->tso_segsz != 0)) {
+		mss = RTE_MIN((uint32_t)m->tso_segsz, room - hlen);
+		rc = offload_segment(
+			pmd->sw->cfg.seg_pool, m, mss, encap_out, e, &made);
+	}
+	if (!copy)
+		rte_pktmbuf_free(m);
+	if (unlikely(rc < 0)) {
+		/* the segments made stand: in + extra = out + drops */
+		ctr_add(&pmd->ctr[VSW_PMD_GSO_EXTRA], made);
+		ctr_add(&pc->sw_gso_segs, made);
+		count_drop(e->b,
+			rc == -ENOMEM ? VSW_OVERLAY_COPY_FAIL
+				      : VSW_OVERLAY_OFFLOAD,
+			e->d);
+		return;
+	}
+	ctr_add(&pmd->ctr[VSW_PMD_GSO_EXTRA], made - 1);
+	ctr_add(&pmd->ctr[VSW_PMD_SW_GSO], 1);
+	ctr_add(&pc->sw_gso, 1);
+	ctr_add(&pc->sw_gso_segs, made);
+}
+
 /*
  * Encapsulate m (or, with copy, a copy of it: m stays the caller's) for the
  * VTEP in neighbour slot `slot` and send it to the underlay. A copy counts
- * as a clone whether it is sent or dropped.
+ * as a clone whether it is sent or dropped. A frame with offload metadata
+ * is completed first (TSO: encap_tso; a partial TCP/UDP checksum: filled
+ * in, counted in sw_csum); what cannot be (UDP segmentation, an IP
+ * checksum request without TSO, SCTP, insane metadata) is dropped as
+ * vxlan_offload.
  */
 static void
 encap_send(struct ov_burst *b, const struct ov_dom *d, uint16_t slot,
 	struct rte_mbuf *m, uint32_t hash, bool copy)
 {
-	uint64_t mac =
-		__atomic_load_n(&b->ov->neigh[slot].mac, __ATOMIC_RELAXED);
-	enum vsw_overlay_counter why = VSW_OVERLAY_N_COUNTERS;
-	uint8_t dmac[6];
+	struct encap_to e = {.b = b,
+		.d = d,
+		.slot = slot,
+		.hash = hash,
+		.mac = __atomic_load_n(
+			&b->ov->neigh[slot].mac, __ATOMIC_RELAXED)};
+	uint64_t ol = m->ol_flags & OL_NEEDS_HELP;
 
 	if (copy)
 		ctr_add(&b->pmd->ctr[VSW_PMD_CLONES], 1);
-	if (unlikely(mac == 0))
-		why = VSW_OVERLAY_NO_NEIGH;
-	else if (unlikely(rte_pktmbuf_pkt_len(m) >
-			  b->t->cfg.mtu - VSW_VXLAN_L3_OVERHEAD))
-		why = VSW_OVERLAY_TOO_BIG;
-	else if (unlikely(m->ol_flags & OL_NEEDS_HELP))
-		why = VSW_OVERLAY_OFFLOAD;
-	if (unlikely(why != VSW_OVERLAY_N_COUNTERS)) {
-		if (copy)
-			count_drop(b, why, d);
-		else
-			drop(b, why, d, m);
+	if (unlikely(e.mac == 0)) {
+		drop_or_count(b, VSW_OVERLAY_NO_NEIGH, d, m, copy);
 		return;
 	}
-	if (copy || unlikely(!writable(m) ||
-			     rte_pktmbuf_headroom(m) < VSW_VXLAN_OVERHEAD)) {
-		struct rte_mbuf *c = NULL;
-
-		if (b->pmd->sw->cfg.seg_pool != NULL)
-			c = rte_pktmbuf_copy(
-				m, b->pmd->sw->cfg.seg_pool, 0, UINT32_MAX);
-		if (!copy)
-			rte_pktmbuf_free(m);
-		if (unlikely(c == NULL ||
-			     rte_pktmbuf_headroom(c) < VSW_VXLAN_OVERHEAD)) {
-			rte_pktmbuf_free(c);
-			count_drop(b, VSW_OVERLAY_COPY_FAIL, d);
+	if (unlikely(ol != 0)) {
+		if ((ol & ~(RTE_MBUF_F_TX_IP_CKSUM |
+				  RTE_MBUF_F_TX_TCP_CKSUM)) ==
+			RTE_MBUF_F_TX_TCP_SEG) {
+			encap_tso(&e, m, copy);
 			return;
 		}
-		m = c;
+		if (ol != RTE_MBUF_F_TX_TCP_CKSUM &&
+			ol != RTE_MBUF_F_TX_UDP_CKSUM) {
+			drop_or_count(b, VSW_OVERLAY_OFFLOAD, d, m, copy);
+			return;
+		}
 	}
-	for (unsigned i = 0; i < 6; i++)
-		dmac[i] = (uint8_t)(mac >> (40 - 8 * i));
-	vsw_vxlan_encap(
-		m, &b->t->tmpl[slot], dmac, d->vni, vsw_vxlan_src_port(hash));
-	ctr_add(&b->c->c[VSW_OVERLAY_ENCAP], 1);
-	ctr_add(&b->c->dom[d->id][DC_TX_VXLAN], 1);
-	underlay_send(b, m);
+	if (unlikely(rte_pktmbuf_pkt_len(m) >
+		     b->t->cfg.mtu - VSW_VXLAN_L3_OVERHEAD)) {
+		drop_or_count(b, VSW_OVERLAY_TOO_BIG, d, m, copy);
+		return;
+	}
+	m = own(b, d, m, copy);
+	if (unlikely(m == NULL))
+		return;
+	if (unlikely(ol != 0)) {
+		m = offload_csum(b->pmd, m); /* in place: m is ours */
+		if (unlikely(m == NULL)) {
+			count_drop(b, VSW_OVERLAY_OFFLOAD, d);
+			return;
+		}
+		ctr_add(&b->pmd->ctr[VSW_PMD_SW_CSUM], 1);
+		ctr_add(&b->pmd->port_ctr[b->t->cfg.underlay].sw_csum, 1);
+	}
+	encap_out(&e, m);
 }
 
 static inline uint32_t

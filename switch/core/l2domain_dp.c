@@ -10,11 +10,13 @@
  *
  * One published table per burst (RCU), no locks, no allocation but the
  * copies head-end replication needs (each VTEP's copy gets its own outer
- * header; local ports share one mbuf by reference). Room: a local port
- * gets at most one append per input packet (out_ensure_room covers it);
- * the underlay may get several (one per VTEP), so its appends check.
- * Accounting: a replica is a clone; every packet not sent is freed and
- * counted in drop_overlay and by reason.
+ * header; local ports share one mbuf by reference) and the segments of a
+ * guest TSO frame (offload.c's segmenter, from the segment pool). Room: a
+ * local port gets at most one append per input packet (out_ensure_room
+ * covers it); the underlay may get several (one per VTEP or segment), so
+ * its appends check. Accounting: a replica is a clone, a segment beyond
+ * the first is a gso extra; every packet not sent is freed and counted in
+ * drop_overlay and by reason.
  * Learning: local source MACs only. Decapsulated frames teach nothing
  * but the outer source MAC of their VTEP: remote MACs come from the
  * control plane (mac-add), as EVPN does it.

@@ -72,10 +72,12 @@ test_datapath_impl_api(void **state)
 		if (i == 0)
 			assert_string_equal(name, "baseline");
 		if (!avail) {
+			/* A refused set leaves the current one in place. */
+			const char *cur = vsw_virtq_datapath_impl_get();
+
 			assert_int_equal(
 				vsw_virtq_datapath_impl_set(name), -ENOTSUP);
-			assert_string_equal(
-				vsw_virtq_datapath_impl_get(), before);
+			assert_string_equal(vsw_virtq_datapath_impl_get(), cur);
 			continue;
 		}
 		assert_int_equal(vsw_virtq_datapath_impl_set(name), 0);

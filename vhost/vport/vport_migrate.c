@@ -87,19 +87,6 @@ vport_log_fd_check(int fd, uint64_t offset, uint64_t size)
 	return NULL;
 }
 
-/*
- * LOG_ALL goes with every feature vsw offers: split and packed rings,
- * with or without checksum/TSO offloads, all write the dirty log. The
- * check stays as the one place a future feature that cannot log is
- * refused.
- */
-const char *
-vport_log_features_check(uint64_t features)
-{
-	(void)features;
-	return NULL;
-}
-
 int
 vport_log_get(struct vsw_vport *port, struct vsw_virtq_config *cfg)
 {

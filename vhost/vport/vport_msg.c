@@ -177,8 +177,6 @@ vport_msg_check(struct vsw_vport *port, void *msg)
 		return mem_table_check(m);
 	if (m->request == VPORT_MSG_SET_LOG_BASE)
 		return vport_log_base_check(port, m);
-	if (m->request == VPORT_MSG_SET_FEATURES)
-		return vport_log_features_check(m->u.u64);
 	idx = vring_index(row, m);
 	if (idx < 0)
 		return NULL;

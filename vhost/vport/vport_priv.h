@@ -210,8 +210,6 @@ struct rte_mbuf;
 const char *vport_log_base_check(
 	struct vsw_vport *port, const struct vport_msg *m);
 const char *vport_log_fd_check(int fd, uint64_t offset, uint64_t size);
-/* SET_FEATURES: NULL, or why LOG_ALL cannot be turned on with these */
-const char *vport_log_features_check(uint64_t features);
 int vport_log_get(struct vsw_vport *port, struct vsw_virtq_config *cfg);
 void vport_rarp_note(struct vsw_vport *port, const struct vport_msg *m);
 uint16_t vport_rarp_inject(struct vsw_vport *port, struct rte_mempool *mp,

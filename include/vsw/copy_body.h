@@ -11,27 +11,13 @@
  * both ends (2, 4 or 8). Above, the seed's
  * rte_memcpy_aligned idea: one unaligned move covers the head, dst is then
  * 64-byte aligned (and src too when the buffers are co-aligned), aligned
- * moves run 256 bytes per iteration, up to three more cover what is left
- * but 1..64 bytes, and one unaligned move of the last 64 bytes covers that
- * tail. No byte loops.
+ * moves run V64_BLOCK bytes per iteration (512 for AVX-512, else 256),
+ * 64-byte moves cover what is left but 1..64 bytes, and one unaligned
+ * move of the last 64 bytes covers that tail. No byte loops, no software
+ * prefetch.
  */
 #ifndef COPY_BODY_H
 #define COPY_BODY_H
-
-/*
- * Per 256-byte iteration, one prefetch 1 KiB ahead on the source and one
- * (for write) on the destination: the hardware prefetchers stop at page
- * boundaries, and a cold copy of a few KiB crosses one or two. Measured on
- * cold 4-16 KiB copies: the source prefetch gained ~10-20%, the destination
- * one another ~5% (0.86-0.90 -> 0.93-0.99 of glibc's rep movsb); hot
- * copies moved within noise (2-3%), and more prefetches per iteration cost
- * more hot than they gained cold. Prefetching past the end is harmless.
- */
-#define COPY_PREFETCH(d, s)                           \
-	do {                                          \
-		__builtin_prefetch((s) + 1024, 0, 3); \
-		__builtin_prefetch((d) + 1024, 1, 3); \
-	} while (0)
 
 /*
  * Up to 512 bytes: 2 to 8 overlapping moves, no alignment work. Moves
@@ -83,16 +69,24 @@ copy_upto512(uint8_t *restrict d, const uint8_t *restrict s, size_t n)
 	copy_pair(d, s, 192, n - 256);
 }
 
+/* Bytes per loop iteration (copy_v64.h: 512 where the ISA has registers
+ * for eight units). */
+#ifndef V64_BLOCK
+#define V64_BLOCK 256
+#endif
+
 /*
- * 256 bytes to a 64-byte aligned dst (src aligned too when co-aligned), as
- * two pairs: four units at once spilled the scalar variant's 32 words.
+ * One block to a 64-byte aligned dst (src aligned too when co-aligned), in
+ * pairs: four units at once spilled the scalar variant's 32 words.
  */
 static inline __attribute__((always_inline)) void
-copy_256(uint8_t *restrict d, const uint8_t *restrict s, bool coaligned)
+copy_block(uint8_t *restrict d, const uint8_t *restrict s, bool coaligned)
 {
 	size_t o;
 
-	for (o = 0; o < 256; o += 128) {
+	/* gcc kept the 512-byte block a loop of its own otherwise. */
+#pragma GCC unroll 4
+	for (o = 0; o < V64_BLOCK; o += 128) {
 		v64 a = coaligned ? v64_loada(s + o) : v64_loadu(s + o);
 		v64 b = coaligned ? v64_loada(s + o + 64)
 				  : v64_loadu(s + o + 64);
@@ -102,38 +96,39 @@ copy_256(uint8_t *restrict d, const uint8_t *restrict s, bool coaligned)
 	}
 }
 
-/* Above 512 bytes: aligned stores; aligned loads too when co-aligned. */
+/*
+ * Above 512 bytes: aligned stores; aligned loads too when co-aligned.
+ * Few live values (d, s, n): inlined into a caller's loop, the former
+ * shape (tail unit and its address held across the loop, trip counts
+ * precomputed) spilled the caller's loop counter to the stack, and a hot
+ * 96-128 B copy of the same loop then ran at ~5.5 instead of ~2.9 cycles
+ * in some runs (store forwarding / 4K aliasing with the copy's own
+ * stores). The tail is loaded after the loop (src does not change).
+ */
 static inline __attribute__((always_inline)) void
 copy_loop(uint8_t *restrict d, const uint8_t *restrict s, size_t n,
 	bool coaligned)
 {
-	v64 head = v64_loadu(s), tail = v64_loadu(s + n - 64);
-	uint8_t *dt = d + n - 64;
 	size_t off = 64 - ((uintptr_t)d & 63);
 
-	v64_storeu(d, head);
+	v64_storeu(d, v64_loadu(s));
 	d += off;
 	s += off;
 	n -= off;
-	/* n > 448 here: n was > 512 and off <= 64. */
-	for (; n > 256 + 1024; n -= 256, d += 256, s += 256) {
-		COPY_PREFETCH(d, s);
-		copy_256(d, s, coaligned);
-	}
-	/* The last KiB: prefetches would land past the buffers, and touching
-	 * those lines cost hot 1.5-2 KiB copies ~15%. */
-	for (; n > 256; n -= 256, d += 256, s += 256)
-		copy_256(d, s, coaligned);
-	/* 1..256 left: up to three aligned moves, then the tail. */
-	if (n > 64)
+	/* n > 448 here: n was > 512 and off <= 64. No software prefetch:
+	 * one on src and one on dst per block (1 KiB ahead, to cross the
+	 * pages the hardware prefetchers stop at) cost hot copies with a
+	 * misaligned src 5-8% at 2-16 KiB (split loads make them load-port
+	 * bound, and a prefetch takes a load slot); cold 1.5-64 KiB copies
+	 * were no faster with them on this Intel VM (two runs: 0.77-1.05x
+	 * of the best anchor with, 0.82-1.10x without, src only between). */
+	for (; n > V64_BLOCK; n -= V64_BLOCK, d += V64_BLOCK, s += V64_BLOCK)
+		copy_block(d, s, coaligned);
+	/* 1..V64_BLOCK left: aligned moves while more than 64, then the
+	 * unaligned move of the last 64 bytes. */
+	for (; n > 64; n -= 64, d += 64, s += 64)
 		v64_storea(d, coaligned ? v64_loada(s) : v64_loadu(s));
-	if (n > 128)
-		v64_storea(d + 64,
-			coaligned ? v64_loada(s + 64) : v64_loadu(s + 64));
-	if (n > 192)
-		v64_storea(d + 128,
-			coaligned ? v64_loada(s + 128) : v64_loadu(s + 128));
-	v64_storeu(dt, tail);
+	v64_storeu(d + n - 64, v64_loadu(s + n - 64));
 }
 
 static inline __attribute__((always_inline)) void
@@ -143,6 +138,8 @@ copy_body(void *dst, const void *src, size_t n, bool coaligned, bool entry,
 #ifdef VSW_COPY_DEBUG
 	assert(n > VSW_COPY_SMALL_MAX);
 #endif
+	/* Laid out as the fall-through: with the loop there instead, a hot
+	 * 65-128 B copy took three taken branches per copy, not two. */
 	if (n <= 512) {
 		if (entry)
 			vsw_copy_count_(coaligned ? VSW_COPY_PATH_ALIGNED
@@ -161,7 +158,11 @@ copy_body(void *dst, const void *src, size_t n, bool coaligned, bool entry,
 		vsw_copy_count_(coaligned ? VSW_COPY_PATH_ALIGNED
 					  : VSW_COPY_PATH_GENERIC,
 			n);
-	copy_loop(dst, src, n, coaligned);
+	/* Two loops, not a test of coaligned in every iteration. */
+	if (coaligned)
+		copy_loop(dst, src, n, true);
+	else
+		copy_loop(dst, src, n, false);
 }
 
 #endif /* COPY_BODY_H */

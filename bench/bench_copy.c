@@ -6,11 +6,12 @@
  *
  * Method: the thread is pinned; each (state, case, size) group times every
  * implementation with rdtsc over batches of copies (warm-up first, batch
- * length calibrated to a cycle budget) and keeps the median cycles per
- * copy. A fixed dependent-multiply loop is timed before and after each
- * group; if the machine's speed moved between the two (another tenant, a
- * frequency change) the group is measured again, up to three times.
- * Reports bytes per TSC cycle and GB/s, ratios, a CSV and a gnuplot PNG.
+ * length calibrated to a cycle budget), the implementations' batches
+ * interleaved, and keeps the median cycles per copy. A fixed
+ * dependent-multiply loop is timed before and after each group; if the
+ * machine's speed moved between the two (another tenant, a frequency
+ * change) the group is measured again, up to three times. Reports bytes
+ * per TSC cycle and GB/s, ratios, a CSV and a gnuplot PNG.
  * Single-threaded; trusts nothing but its own arguments.
  */
 #include <errno.h>
@@ -164,33 +165,63 @@ cmp_double(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-/* Median TSC cycles per copy of one implementation on one job. */
-static double
-measure(const struct bench_impl *im, struct bench_job *j, unsigned batches,
-	double budget)
+/* Select the vsw implementation im copies through; false: unavailable. */
+static bool
+impl_select(const struct bench_impl *im)
 {
-	double v[MAX_BATCHES], est;
-	uint64_t t0;
-	unsigned b;
+	return im->vsw_impl == NULL || vsw_copy_impl_set(im->vsw_impl) == 0;
+}
 
-	if (im->vsw_impl != NULL && vsw_copy_impl_set(im->vsw_impl) != 0)
-		return 0;
-	j->iters = 16;
-	im->run(j);
-	t0 = tsc_begin();
-	im->run(j);
-	est = (double)(tsc_end() - t0) / 16;
-	j->iters = (uint64_t)(budget / (est > 1 ? est : 1));
-	if (j->iters < 4)
-		j->iters = 4;
-	im->run(j); /* warm-up at the batch length */
-	for (b = 0; b < batches; b++) {
+/*
+ * Median TSC cycles per copy of every implementation on one job (out[i],
+ * 0: not measured). Batches are interleaved: batch b of every
+ * implementation before batch b + 1 of any, so a load change on the
+ * machine shifts all of them alike rather than whichever ran then. They
+ * all continue one slot cursor (j->pos): in the cold state no batch
+ * re-reads lines another implementation just pulled into the L3 (which
+ * may be as big as a few hundred MiB), as when each started at slot 0.
+ */
+static void
+measure_all(struct bench_job *j, unsigned batches, double budget, int st,
+	double *out)
+{
+	static double v[MAX_IMPLS][MAX_BATCHES];
+	uint64_t iters[MAX_IMPLS] = {0}, t0;
+	unsigned b, i;
+	double est;
+
+	for (i = 0; i < res.n_impls; i++) {
+		out[i] = 0;
+		if ((impls[i].hot_only && st != ST_HOT) ||
+			!impl_select(&impls[i]))
+			continue;
+		j->iters = 16;
+		impls[i].run(j);
 		t0 = tsc_begin();
-		im->run(j);
-		v[b] = (double)(tsc_end() - t0) / (double)j->iters;
+		impls[i].run(j);
+		est = (double)(tsc_end() - t0) / 16;
+		j->iters = (uint64_t)(budget / (est > 1 ? est : 1));
+		if (j->iters < 4)
+			j->iters = 4;
+		iters[i] = j->iters;
+		impls[i].run(j); /* warm-up at the batch length */
 	}
-	qsort(v, batches, sizeof(v[0]), cmp_double);
-	return v[batches / 2];
+	for (b = 0; b < batches; b++)
+		for (i = 0; i < res.n_impls; i++) {
+			if (iters[i] == 0)
+				continue;
+			impl_select(&impls[i]);
+			j->iters = iters[i];
+			t0 = tsc_begin();
+			impls[i].run(j);
+			v[i][b] = (double)(tsc_end() - t0) / (double)iters[i];
+		}
+	for (i = 0; i < res.n_impls; i++) {
+		if (iters[i] == 0)
+			continue;
+		qsort(v[i], batches, sizeof(v[i][0]), cmp_double);
+		out[i] = v[i][batches / 2];
+	}
 }
 
 static size_t
@@ -252,22 +283,22 @@ run_group(int st, int c, unsigned si, uint8_t *base[2], size_t span,
 	unsigned batches =
 		st == ST_COLD ? (o->quick ? 9 : 31) : (o->quick ? 11 : 41);
 	double budget = st == ST_COLD ? 800e3 : (o->quick ? 50e3 : 200e3);
+	/* slot cursor per state, continued from group to group */
+	static size_t cursor[N_STATES];
 	int attempt;
 	unsigned i;
 
 	for (attempt = 0; attempt < 4; attempt++) {
-		double before = ref_loop(), after;
+		double before = ref_loop(), after, cpc[MAX_IMPLS];
 
+		job_init(&j, base[0], base[1], span, st, &cases[c],
+			res.sizes[si]);
+		j.pos = cursor[st] % j.nslots;
+		measure_all(&j, batches, budget, st, cpc);
+		cursor[st] = j.pos;
 		for (i = 0; i < res.n_impls; i++) {
-			struct bench_cell *cell = &res.cell[st][c][si][i];
-
-			cell->cpc = 0;
-			if (impls[i].hot_only && st != ST_HOT)
-				continue;
-			job_init(&j, base[0], base[1], span, st, &cases[c],
-				res.sizes[si]);
-			cell->cpc = measure(&impls[i], &j, batches, budget);
-			cell->redo = attempt;
+			res.cell[st][c][si][i].cpc = cpc[i];
+			res.cell[st][c][si][i].redo = attempt;
 		}
 		after = ref_loop();
 		if (after < before * (1 + GUARD_TOL) &&

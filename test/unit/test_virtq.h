@@ -76,7 +76,7 @@ int fx_pool_teardown(void **state);
 
 int test_virtq_hostile_run(void);
 int test_net_hdr_run(void); /* test_net_hdr.c */
-int test_virtq_log_run(void); /* test_virtq_log.c: dirty logging */
+int test_virtq_log_run(void); /* test_virtq_log_split.c: dirty logging */
 /* test_virtq_isa.c: VSW_TEST_DATAPATH (0 go on, 1 skipped, < 0 error) */
 int test_virtq_datapath_select(void);
 int test_virtq_isa_run(void);

@@ -39,8 +39,6 @@ extern const struct hs_scenario hs_hdr_scenarios[];
 extern const size_t hs_n_hdr;
 extern const struct hs_scenario hs_packed_scenarios[];
 extern const size_t hs_n_packed;
-extern const struct hs_scenario hs_packed_budget_scenarios[];
-extern const size_t hs_n_packed_budget;
 extern const struct hs_scenario hs_log_scenarios[];
 extern const size_t hs_n_log;
 extern const struct hs_scenario hs_callfd_scenarios[];

@@ -249,7 +249,7 @@ static const struct {
 } tables[] = {
 	HS_TABLE(desc), HS_TABLE(msg), HS_TABLE(fd), HS_TABLE(budget),
 	HS_TABLE(mem), HS_TABLE(hdr), HS_TABLE(packed), HS_TABLE(log),
-	HS_TABLE(callfd), HS_TABLE(packed_budget),
+	HS_TABLE(callfd),
 };
 
 static const struct hs_scenario *

@@ -133,6 +133,13 @@ fx_expect(struct fx *f, const struct stat_delta *d, size_t n)
 	assert_true(ok);
 }
 
+void
+fx_set_desc(struct fx *f, uint16_t i, uint64_t addr, uint32_t len,
+	uint16_t flags, uint16_t next)
+{
+	f->q.desc[i] = (struct vring_desc){addr, len, flags, next};
+}
+
 struct rte_mbuf *
 fx_mbuf(uint32_t len, uint8_t pattern)
 {

@@ -60,6 +60,9 @@ void fx_expect(struct fx *f, const struct stat_delta *d, size_t n);
 
 /* One single-segment mbuf holding len bytes of pattern. */
 struct rte_mbuf *fx_mbuf(uint32_t len, uint8_t pattern);
+/* Writes descriptor i of f's ring as a guest would (not yet posted). */
+void fx_set_desc(struct fx *f, uint16_t i, uint64_t addr, uint32_t len,
+	uint16_t flags, uint16_t next);
 
 /*
  * Offers head on TX alone: the burst returns nothing, the chain comes back

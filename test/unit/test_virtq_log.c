@@ -24,9 +24,9 @@
 #include "tl_mbuf.h"
 #include "tl_rng.h"
 #include "virtq_log_ref.h"
+#include "virtq_test_common.h"
 
 #define TX_ROUNDS 40u
-#define F(bit) (1ull << (bit))
 #define EXTRA_MAX 8u
 
 static const struct vlog_ring *ring; /* the running group's */
@@ -121,7 +121,7 @@ lq_free(struct lq *l)
 static void
 rx_rounds(const struct vlog_cfg *cfg)
 {
-	bool mrg = cfg->features & F(VSW_VIRTIO_NET_F_MRG_RXBUF);
+	bool mrg = cfg->features & F_MRG;
 	struct tl_rng *rng = ring->rng;
 	struct vlog_snap s = {{NULL}};
 	uint32_t r, changed = 0, extra = 0;
@@ -191,9 +191,7 @@ test_log_dequeue(void **state)
 	struct lq l;
 
 	(void)state;
-	lq_new(&l, ring->tx_size,
-		F(VSW_VIRTIO_NET_F_MRG_RXBUF) | F(VSW_VIRTIO_F_VERSION_1) |
-			F(VSW_VIRTIO_RING_F_INDIRECT_DESC));
+	lq_new(&l, ring->tx_size, F_STD);
 	for (r = 0; r < TX_ROUNDS; r++) {
 		struct tg_guest *g = ring->guest(l.q);
 		uint8_t frame[1600];
@@ -221,7 +219,7 @@ test_log_dequeue(void **state)
 static void
 test_log_config(void **state)
 {
-	void *q = ring->create(ring->tx_size, F(VSW_VIRTIO_F_VERSION_1));
+	void *q = ring->create(ring->tx_size, F_V1);
 	struct tg_guest *g = ring->guest(q);
 	struct vsw_virtq_config *c = ring->cfg(q);
 	uint64_t need = vsw_virtq_log_size_needed(&g->mem);

@@ -76,7 +76,7 @@ pfx_free(struct pfx *f)
 }
 
 void
-pfx_expect(struct pfx *f, const struct pstat_delta *d, size_t n)
+pfx_expect(struct pfx *f, const struct stat_delta *d, size_t n)
 {
 	bool ok = true;
 	uint32_t i;

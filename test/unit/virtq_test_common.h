@@ -1,0 +1,27 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Shared by the split (test_virtq.h) and packed (test_virtq_packed.h)
+ * ring tests: feature bits, counter names and expected counter moves.
+ */
+#ifndef VSW_TEST_VIRTQ_TEST_COMMON_H
+#define VSW_TEST_VIRTQ_TEST_COMMON_H
+
+#include <stdint.h>
+
+#include <vsw/virtq.h>
+
+#define F(bit) (1ull << (bit))
+#define F_MRG F(VSW_VIRTIO_NET_F_MRG_RXBUF)
+#define F_V1 F(VSW_VIRTIO_F_VERSION_1)
+#define F_IND F(VSW_VIRTIO_RING_F_INDIRECT_DESC)
+#define F_EVT F(VSW_VIRTIO_RING_F_EVENT_IDX)
+#define F_STD (F_MRG | F_V1 | F_IND)
+#define S(name) VSW_VIRTQ_STAT_##name
+
+/* Counter s moved by exactly d. */
+struct stat_delta {
+	enum vsw_virtq_stat s;
+	uint64_t d;
+};
+
+#endif /* VSW_TEST_VIRTQ_TEST_COMMON_H */

@@ -259,7 +259,8 @@ vlog_run(const struct vlog_ring *r, const struct CMUnitTest *extra,
 
 	if (n_extra > EXTRA_MAX)
 		return 1;
-	memcpy(&tests[3], extra, n_extra * sizeof(*extra));
+	if (n_extra != 0)
+		memcpy(&tests[3], extra, n_extra * sizeof(*extra));
 	ring = r;
 	return _cmocka_run_group_tests(r->name, tests, 3 + n_extra, NULL, NULL);
 }

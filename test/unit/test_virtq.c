@@ -112,25 +112,7 @@ fx_free(struct fx *f)
 void
 fx_expect(struct fx *f, const struct stat_delta *d, size_t n)
 {
-	bool ok = true;
-	uint32_t i;
-	size_t j;
-
-	for (i = 0; i < VSW_VIRTQ_STAT__MAX; i++) {
-		uint64_t want = 0, got = vsw_virtq_stat(f->vq, i) - f->seen[i];
-
-		for (j = 0; j < n; j++)
-			if ((uint32_t)d[j].s == i)
-				want += d[j].d;
-		if (got != want) {
-			print_error("counter %s moved by %llu, expected %llu\n",
-				vsw_virtq_stat_name(i), (unsigned long long)got,
-				(unsigned long long)want);
-			ok = false;
-		}
-		f->seen[i] = vsw_virtq_stat(f->vq, i);
-	}
-	assert_true(ok);
+	virtq_stats_expect(f->vq, f->seen, d, n);
 }
 
 void

@@ -6,6 +6,7 @@
 #ifndef VSW_TEST_VIRTQ_TEST_COMMON_H
 #define VSW_TEST_VIRTQ_TEST_COMMON_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include <vsw/virtq.h>
@@ -23,5 +24,12 @@ struct stat_delta {
 	enum vsw_virtq_stat s;
 	uint64_t d;
 };
+
+/*
+ * Asserts that exactly the counters in d[0..n) moved since seen (the
+ * counters at the last check), by exactly their amounts; seen is updated.
+ */
+void virtq_stats_expect(const struct vsw_virtq *vq, uint64_t *seen,
+	const struct stat_delta *d, size_t n);
 
 #endif /* VSW_TEST_VIRTQ_TEST_COMMON_H */

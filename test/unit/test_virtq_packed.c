@@ -94,33 +94,22 @@ pfx_deq(struct pfx *f, uint16_t n)
 struct rte_mbuf *
 pfx_mbuf(uint32_t len, uint8_t pattern)
 {
-	struct rte_mbuf *m = rte_pktmbuf_alloc(ptest_pool);
-
-	assert_non_null(m);
-	assert_non_null(rte_pktmbuf_append(m, (uint16_t)len));
-	memset(rte_pktmbuf_mtod(m, uint8_t *), pattern, len);
-	return m;
+	return virtq_test_mbuf(ptest_pool, len, pattern);
 }
 
 int
 pfx_pool_setup(void **state)
 {
-	unsigned int nfree = 0;
-
 	(void)state;
-	assert_int_equal(tg_pool_audit(ptest_pool, &nfree), 0);
-	pool_baseline = ptest_pool->size - nfree;
+	pool_baseline = virtq_pool_mark(ptest_pool);
 	return 0;
 }
 
 int
 pfx_pool_teardown(void **state)
 {
-	unsigned int nfree = 0;
-
 	(void)state;
-	assert_int_equal(tg_pool_audit(ptest_pool, &nfree), 0);
-	assert_int_equal(ptest_pool->size - nfree, pool_baseline);
+	virtq_pool_check(ptest_pool, pool_baseline);
 	return 0;
 }
 

@@ -25,6 +25,20 @@ struct stat_delta {
 	uint64_t d;
 };
 
+struct rte_mbuf;
+struct rte_mempool;
+
+/* One single-segment mbuf from mp holding len bytes of pattern. */
+struct rte_mbuf *virtq_test_mbuf(
+	struct rte_mempool *mp, uint32_t len, uint8_t pattern);
+
+/* Pool audit around a test: every mbuf in mp's pool once (tg_pool_audit);
+ * mark returns how many are in use, check asserts the same number again
+ * (a double free that hides a leak keeps the in-use count right but leaves
+ * an mbuf in the pool twice). */
+unsigned int virtq_pool_mark(struct rte_mempool *mp);
+void virtq_pool_check(struct rte_mempool *mp, unsigned int baseline);
+
 /*
  * Asserts that exactly the counters in d[0..n) moved since seen (the
  * counters at the last check), by exactly their amounts; seen is updated.

@@ -226,6 +226,11 @@ uint32_t dpcls_lookup_autovalidator(const struct dpcls_subtable *st,
 	const struct vsw_flow_key *keys, uint32_t keys_map,
 	const struct dpcls_rule **rules);
 
+/* Storage shared by dpcls.c and its clone (dpcls_clone.c). */
+struct dpcls_bucket *dpcls_buckets_alloc(uint32_t n);
+struct dpcls_rule *dpcls_rule_alloc(const struct dpcls_subtable *st);
+void dpcls_subtable_destroy(struct dpcls_subtable *st);
+
 /* Registry (dpcls_lookup_registry.c). */
 void dpcls_subtable_resolve_fns(struct dpcls_subtable *st);
 enum dpcls_impl dpcls_impl_current(void);

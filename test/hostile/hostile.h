@@ -39,8 +39,6 @@ extern const struct hs_scenario hs_hdr_scenarios[];
 extern const size_t hs_n_hdr;
 extern const struct hs_scenario hs_packed_scenarios[];
 extern const size_t hs_n_packed;
-extern const struct hs_scenario hs_packed_budget_scenarios[];
-extern const size_t hs_n_packed_budget;
 extern const struct hs_scenario hs_log_scenarios[];
 extern const size_t hs_n_log;
 extern const struct hs_scenario hs_callfd_scenarios[];
@@ -48,6 +46,9 @@ extern const size_t hs_n_callfd;
 
 void hs_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void hs_sleep_ms(int ms);
+/* vswd dropped the connection (after a bad message) within 3 s: 0, else
+ * a note and 1. */
+int hs_closed(struct hs_ctx *c);
 /* A 64-byte Ethernet frame (local experimental type) carrying seq. */
 void hs_frame(unsigned char *buf, unsigned len, unsigned long long seq);
 

@@ -21,16 +21,6 @@
 #define EVENT_IDX (1ull << 29)
 
 static int
-closed(struct hs_ctx *c)
-{
-	if (!vu_peer_closed(&c->f, 3000)) {
-		hs_note("connection still open after a bad message");
-		return 1;
-	}
-	return 0;
-}
-
-static int
 negotiated(struct hs_ctx *c, uint64_t features, bool reply_ack)
 {
 	int rc = vu_open(&c->f, c->path);
@@ -141,7 +131,7 @@ s_call_pipe(struct hs_ctx *c)
 	vu_vring_setup(&c->f, 0, 256);
 	vu_vring_setup(&c->f, 1, 256);
 	run_traffic(c, 2000);
-	q = closed(c);
+	q = hs_closed(c);
 	vu_close(&c->f);
 	/* the pipe outlives the connection (a peer keeping it open) */
 	hs_sleep_ms(300);
@@ -164,7 +154,7 @@ wrong_fd(struct hs_ctx *c, uint32_t req)
 	fd = req == VU_SET_VRING_CALL ? c->f.memfd : p[0];
 	vu_send_state(&c->f, VU_SET_VRING_NUM, 0, 256);
 	vu_send_u64(&c->f, req, 0, fd);
-	fd = closed(c);
+	fd = hs_closed(c);
 	close(p[0]);
 	close(p[1]);
 	return fd;
@@ -210,7 +200,7 @@ s_mem_disk_file(struct hs_ctx *c)
 	m.u.mem.r[0] = (struct vu_region){
 		VU_GPA_BASE, VU_MEM_SIZE, (uint64_t)(uintptr_t)c->f.mem, 0};
 	vu_send(&c->f, VU_SET_MEM_TABLE, &m.u.mem, 8 + 32, &fd, 1);
-	rc = closed(c);
+	rc = hs_closed(c);
 	close(fd);
 	return rc;
 }
@@ -229,7 +219,7 @@ s_inflight_past_end(struct hs_ctx *c)
 	if (negotiated(c, VU_FEATURES_DEFAULT, false) != 0)
 		return 1;
 	vu_send(&c->f, VU_SET_INFLIGHT_FD, p, sizeof(p), &c->f.memfd, 1);
-	return closed(c);
+	return hs_closed(c);
 }
 
 /* GET_INFLIGHT_FD for 256 queues of 32768: librte_vhost would allocate
@@ -249,7 +239,7 @@ s_get_inflight_huge(struct hs_ctx *c)
 			r.request, (unsigned long long)r.u.u64);
 		return 1;
 	}
-	return closed(c);
+	return hs_closed(c);
 }
 
 /* One message with NEED_REPLY; its reply-ack must be a nack. */
@@ -327,7 +317,7 @@ s_need_reply_past_file(struct hs_ctx *c)
 	hs_frame(frame, sizeof(frame), 0);
 	vu_tx(&c->f, frame, sizeof(frame));
 	c->f.q[1].vr.desc[0].addr = VU_GPA_BASE + (16u << 20);
-	return closed(c);
+	return hs_closed(c);
 }
 
 /*
@@ -347,7 +337,7 @@ s_reply_flood(struct hs_ctx *c)
 			break;
 	hs_note("%d requests sent before vswd closed", i);
 	rc = thread_free(c, "replies never read");
-	return rc | closed(c);
+	return rc | hs_closed(c);
 }
 
 /*
@@ -370,7 +360,7 @@ s_stalled_payload(struct hs_ctx *c)
 	vu_send_raw(&c->f, &m, VU_HDR_SIZE, NULL, 0);
 	hs_sleep_ms(50);
 	rc = thread_free(c, "header without payload");
-	return rc | closed(c);
+	return rc | hs_closed(c);
 }
 
 const struct hs_scenario hs_fd_scenarios[] = {

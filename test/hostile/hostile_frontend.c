@@ -51,6 +51,16 @@ hs_sleep_ms(int ms)
 	nanosleep(&ts, NULL);
 }
 
+int
+hs_closed(struct hs_ctx *c)
+{
+	if (!vu_peer_closed(&c->f, 3000)) {
+		hs_note("connection still open after a bad message");
+		return 1;
+	}
+	return 0;
+}
+
 void
 hs_frame(unsigned char *buf, unsigned len, unsigned long long seq)
 {
@@ -249,7 +259,7 @@ static const struct {
 } tables[] = {
 	HS_TABLE(desc), HS_TABLE(msg), HS_TABLE(fd), HS_TABLE(budget),
 	HS_TABLE(mem), HS_TABLE(hdr), HS_TABLE(packed), HS_TABLE(log),
-	HS_TABLE(callfd), HS_TABLE(packed_budget),
+	HS_TABLE(callfd),
 };
 
 static const struct hs_scenario *

@@ -17,16 +17,6 @@
 #define LOG_NEED (((VU_GPA_BASE + VU_MEM_SIZE - 1) >> 15) + 1)
 
 static int
-closed(struct hs_ctx *c)
-{
-	if (!vu_peer_closed(&c->f, 3000)) {
-		hs_note("connection still open after a bad message");
-		return 1;
-	}
-	return 0;
-}
-
-static int
 negotiated(struct hs_ctx *c)
 {
 	if (vu_open(&c->f, c->path) != 0 ||
@@ -67,7 +57,7 @@ s_log_offset_wrap(struct hs_ctx *c)
 	if (negotiated(c) != 0)
 		return 1;
 	log_base(c, LOG_NEED, UINT64_MAX - 0xfff, log_fd(LOG_NEED));
-	return closed(c);
+	return hs_closed(c);
 }
 
 /* A log of the right size in a memfd one page short of it. */
@@ -77,7 +67,7 @@ s_log_fd_short(struct hs_ctx *c)
 	if (negotiated(c) != 0)
 		return 1;
 	log_base(c, 1 << 20, 0, log_fd((1 << 20) - 4096));
-	return closed(c);
+	return hs_closed(c);
 }
 
 /* One byte less than guest memory needs. */
@@ -87,7 +77,7 @@ s_log_too_small(struct hs_ctx *c)
 	if (negotiated(c) != 0)
 		return 1;
 	log_base(c, LOG_NEED - 1, 0, log_fd(LOG_NEED));
-	return closed(c);
+	return hs_closed(c);
 }
 
 /* An eventfd where the log's shared memory belongs. */
@@ -97,7 +87,7 @@ s_log_fd_type(struct hs_ctx *c)
 	if (negotiated(c) != 0)
 		return 1;
 	log_base(c, LOG_NEED, 0, eventfd(0, EFD_CLOEXEC));
-	return closed(c);
+	return hs_closed(c);
 }
 
 /*

@@ -12,17 +12,6 @@
 
 #include "hostile.h"
 
-/* vswd must drop the connection after the message. */
-static int
-closed(struct hs_ctx *c)
-{
-	if (!vu_peer_closed(&c->f, 3000)) {
-		hs_note("connection still open after a bad message");
-		return 1;
-	}
-	return 0;
-}
-
 static int
 opened(struct hs_ctx *c)
 {
@@ -54,7 +43,7 @@ s_short_header(struct hs_ctx *c)
 		return 1;
 	vu_send_raw(&c->f, b, sizeof(b), NULL, 0);
 	shutdown(c->f.sock, SHUT_WR);
-	return closed(c);
+	return hs_closed(c);
 }
 
 static int
@@ -68,7 +57,7 @@ s_truncated_payload(struct hs_ctx *c)
 		return 1;
 	vu_send_raw(&c->f, &m, VU_HDR_SIZE + 20, NULL, 0);
 	shutdown(c->f.sock, SHUT_WR);
-	return closed(c);
+	return hs_closed(c);
 }
 
 static int
@@ -81,7 +70,7 @@ s_oversize(struct hs_ctx *c)
 	if (opened(c) != 0)
 		return 1;
 	vu_send_raw(&c->f, &m, sizeof(m), NULL, 0);
-	return closed(c);
+	return hs_closed(c);
 }
 
 static int
@@ -92,7 +81,7 @@ s_unknown_request(struct hs_ctx *c)
 	if (negotiated(c) != 0)
 		return 1;
 	vu_send(&c->f, 99, &v, sizeof(v), NULL, 0);
-	return closed(c);
+	return hs_closed(c);
 }
 
 /* SET_VRING_NUM with only the index: the size is whatever was there. */
@@ -104,7 +93,7 @@ s_size_vring_num(struct hs_ctx *c)
 	if (negotiated(c) != 0)
 		return 1;
 	vu_send(&c->f, VU_SET_VRING_NUM, &idx, sizeof(idx), NULL, 0);
-	return closed(c);
+	return hs_closed(c);
 }
 
 static int
@@ -115,7 +104,7 @@ s_size_features(struct hs_ctx *c)
 	if (opened(c) != 0)
 		return 1;
 	vu_send(&c->f, VU_SET_FEATURES, &v, sizeof(v), NULL, 0);
-	return closed(c);
+	return hs_closed(c);
 }
 
 static int
@@ -126,7 +115,7 @@ s_size_vring_addr(struct hs_ctx *c)
 	if (negotiated(c) != 0)
 		return 1;
 	vu_send(&c->f, VU_SET_VRING_ADDR, a, sizeof(a), NULL, 0);
-	return closed(c);
+	return hs_closed(c);
 }
 
 /* Three fds on a message that takes none. */
@@ -140,7 +129,7 @@ s_fds_on_fdless(struct hs_ctx *c)
 		return 1;
 	fds[0] = fds[1] = fds[2] = c->f.memfd;
 	vu_send(&c->f, VU_SET_VRING_NUM, s, sizeof(s), fds, 3);
-	return closed(c);
+	return hs_closed(c);
 }
 
 /* A one-region memory table carrying 12 fds (the limit is 8). */
@@ -159,7 +148,7 @@ s_too_many_fds(struct hs_ctx *c)
 	m.u.mem.r[0] = (struct vu_region){
 		VU_GPA_BASE, VU_MEM_SIZE, (uint64_t)(uintptr_t)c->f.mem, 0};
 	vu_send(&c->f, VU_SET_MEM_TABLE, &m.u.mem, 8 + 32, fds, 12);
-	return closed(c);
+	return hs_closed(c);
 }
 
 /* Memory table with n regions (r given), nfds copies of the memfd. */
@@ -179,7 +168,7 @@ mem_table(struct hs_ctx *c, uint32_t n, const struct vu_region *r, uint32_t nr,
 	if (nr != 0)
 		memcpy(m.u.mem.r, r, nr * sizeof(*r));
 	vu_send(&c->f, VU_SET_MEM_TABLE, &m.u.mem, 8 + 8 * 32, fds, nfds);
-	return closed(c);
+	return hs_closed(c);
 }
 
 static int
@@ -243,7 +232,7 @@ s_region_past_file(struct hs_ctx *c)
 	hs_frame(frame, sizeof(frame), 0);
 	vu_tx(&c->f, frame, sizeof(frame));
 	c->f.q[1].vr.desc[0].addr = VU_GPA_BASE + (16u << 20);
-	return closed(c);
+	return hs_closed(c);
 }
 
 static int
@@ -272,7 +261,7 @@ s_log_base_overflow(struct hs_ctx *c)
 	if (negotiated(c) != 0)
 		return 1;
 	vu_send(&c->f, VU_SET_LOG_BASE, l, sizeof(l), &c->f.memfd, 1);
-	return closed(c);
+	return hs_closed(c);
 }
 
 /* Per-vring message with an index beyond the port's 1 queue pair. */
@@ -301,7 +290,7 @@ vring_oob(struct hs_ctx *c, uint32_t req, uint32_t idx)
 		vu_send_state(
 			&c->f, req, idx, req == VU_SET_VRING_NUM ? 256 : 0);
 	}
-	return closed(c);
+	return hs_closed(c);
 }
 
 #define VRING_OOB(fn, req, idx)                \
@@ -325,7 +314,7 @@ ring_num(struct hs_ctx *c, uint32_t num)
 	if (negotiated(c) != 0)
 		return 1;
 	vu_send_state(&c->f, VU_SET_VRING_NUM, 1, num);
-	return closed(c);
+	return hs_closed(c);
 }
 
 static int
@@ -370,7 +359,7 @@ ring_addr(struct hs_ctx *c, int which, uint64_t addr)
 	vu_send(&c->f, VU_SET_VRING_ADDR, &m.u.addr, sizeof(m.u.addr), NULL, 0);
 	vu_send_u64(&c->f, VU_SET_VRING_KICK, 1, c->f.kick[1]);
 	vu_send_state(&c->f, VU_SET_VRING_ENABLE, 1, 1);
-	return closed(c);
+	return hs_closed(c);
 }
 
 static int
@@ -420,7 +409,7 @@ s_addr_before_mem(struct hs_ctx *c)
 	if (opened(c) != 0 || vu_negotiate(&c->f, VU_FEATURES_DEFAULT) != 0)
 		return 1;
 	vu_vring_setup(&c->f, 1, 256);
-	return closed(c);
+	return hs_closed(c);
 }
 
 /* A request of a protocol feature vsw does not offer, with fds. */
@@ -435,7 +424,7 @@ not_offered(struct hs_ctx *c, uint32_t req, uint32_t size, int nfds)
 		return 1;
 	fds[0] = fds[1] = c->f.memfd;
 	vu_send(&c->f, req, p, size, fds, nfds);
-	return closed(c);
+	return hs_closed(c);
 }
 
 /* num_queues 1: reaches vsw's check, which refuses the request. */
@@ -461,7 +450,7 @@ s_inflight_idx(struct hs_ctx *c)
 		return 1;
 	fd = c->f.memfd;
 	vu_send(&c->f, VU_SET_INFLIGHT_FD, p, sizeof(p), &fd, 1);
-	return closed(c);
+	return hs_closed(c);
 }
 
 static int
@@ -539,7 +528,7 @@ s_features_running(struct hs_ctx *c)
 	}
 	vu_send_u64(&c->f, VU_SET_FEATURES, VU_FEATURES_DEFAULT & ~(1ull << 29),
 		-1);
-	return closed(c);
+	return hs_closed(c);
 }
 
 /* 200 connections: closed at once, after SET_OWNER, after the memory

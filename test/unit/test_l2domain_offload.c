@@ -23,6 +23,7 @@
 
 #include "switch_harness.h"
 #include "tl_mbuf.h"
+#include "tl_pkt.h"
 #include "tl_rng.h"
 
 #define VNI 100
@@ -38,37 +39,6 @@ static const uint8_t vt_mac[2][6] = {
 	{0x02, 0xbb, 0, 0, 0, 2}, {0x02, 0xbb, 0, 0, 0, 3}};
 static struct tl_rng rng;
 static uint8_t frame[FRAME_MAX], got[FRAME_MAX];
-
-static uint32_t
-rd16(const uint8_t *p)
-{
-	return (uint32_t)(p[0] << 8 | p[1]);
-}
-
-static uint32_t
-rd32(const uint8_t *p)
-{
-	return rd16(p) << 16 | rd16(p + 2);
-}
-
-static void
-wr16(uint8_t *p, uint32_t v)
-{
-	p[0] = (uint8_t)(v >> 8);
-	p[1] = (uint8_t)v;
-}
-
-static uint32_t
-ocsum(const uint8_t *p, uint32_t n, uint32_t sum)
-{
-	for (uint32_t i = 0; i + 1 < n; i += 2)
-		sum += rd16(p + i);
-	if (n & 1)
-		sum += (uint32_t)p[n - 1] << 8;
-	while (sum >> 16)
-		sum = (sum & 0xffff) + (sum >> 16);
-	return sum;
-}
 
 static uint64_t
 ovc(struct ctx *c, enum vsw_overlay_counter k)
@@ -119,8 +89,8 @@ setup(void)
 }
 
 struct spec {
-	bool v6, udp, tso, bcast;
-	uint32_t payload, mss, l2, l3, l4, hlen, len;
+	struct tl_pkt p;
+	bool bcast;
 };
 
 /* A guest's frame to r9 (or broadcast): the L4 checksum field holds the
@@ -128,70 +98,20 @@ struct spec {
 static void
 build(struct spec *s)
 {
-	uint8_t *d = frame, r9[6], h1[6];
-	uint32_t l4len = s->udp ? 8 : 20, o, sum;
+	uint8_t r9[6], h1[6];
 
 	host_mac(9, r9);
 	host_mac(1, h1);
-	memset(d, 0, 128);
-	memcpy(d, s->bcast ? bcast : r9, 6);
-	memcpy(d + 6, h1, 6);
-	wr16(d + 12, s->v6 ? 0x86dd : 0x0800);
-	s->l2 = 14;
-	s->l3 = s->v6 ? 40 : 20;
-	s->l4 = s->l2 + s->l3;
-	s->hlen = s->l4 + l4len;
-	s->len = s->hlen + s->payload;
-	o = s->l2;
-	if (s->v6) {
-		d[o] = 0x60;
-		wr16(d + o + 4, l4len + s->payload);
-		d[o + 6] = s->udp ? 17 : 6;
-		d[o + 7] = 64;
-		tl_rand_bytes(&rng, d + o + 8, 32);
-	} else {
-		d[o] = 0x45;
-		wr16(d + o + 2, 20 + l4len + s->payload);
-		wr16(d + o + 4, 0x1234);
-		d[o + 8] = 64;
-		d[o + 9] = s->udp ? 17 : 6;
-		tl_rand_bytes(&rng, d + o + 12, 8);
-		wr16(d + o + 10, ~ocsum(d + o, 20, 0) & 0xffff);
-	}
-	o = s->l4;
-	tl_rand_bytes(&rng, d + o, 4);
-	if (s->udp) {
-		wr16(d + o + 4, 8 + s->payload);
-	} else {
-		tl_rand_bytes(&rng, d + o + 4, 8);
-		d[o + 12] = 0x50;
-		d[o + 13] = 0x19; /* FIN PSH ACK */
-		d[o + 14] = 0xff;
-	}
-	tl_rand_bytes(&rng, d + s->hlen, s->payload);
-	sum = s->v6 ? ocsum(d + s->l2 + 8, 32, 0) : ocsum(d + s->l2 + 12, 8, 0);
-	sum += (s->udp ? 17u : 6u) + (s->len - o);
-	sum = ocsum(d, 0, sum);
-	wr16(d + o + (s->udp ? 6 : 16), sum);
+	s->p.tcp_flags = 0x19; /* FIN PSH ACK */
+	tl_pkt_build(frame, &s->p, s->bcast ? bcast : r9, h1, &rng);
 }
 
 static struct rte_mbuf *
 to_mbuf(const struct spec *s, uint64_t extra_ol)
 {
-	struct rte_mbuf *m = tl_mbuf_build(pool, frame, s->len, &rng, 0);
+	struct rte_mbuf *m = tl_pkt_mbuf(pool, frame, &s->p, &rng);
 
 	assert_non_null(m);
-	m->l2_len = s->l2;
-	m->l3_len = s->l3;
-	m->ol_flags = s->v6 ? RTE_MBUF_F_TX_IPV6 : RTE_MBUF_F_TX_IPV4;
-	if (s->tso) {
-		m->l4_len = 20;
-		m->tso_segsz = (uint16_t)s->mss;
-		m->ol_flags |= RTE_MBUF_F_TX_TCP_SEG | RTE_MBUF_F_TX_TCP_CKSUM;
-	} else {
-		m->ol_flags |= s->udp ? RTE_MBUF_F_TX_UDP_CKSUM
-				      : RTE_MBUF_F_TX_TCP_CKSUM;
-	}
 	m->ol_flags |= extra_ol;
 	return m;
 }
@@ -204,18 +124,18 @@ ref_decap(const uint8_t *p, uint32_t len, unsigned vt)
 	assert_true(len >= 50 && len - 14 <= MTU);
 	assert_memory_equal(p, vt_mac[vt - 2], 6);
 	assert_memory_equal(p + 6, local_mac, 6);
-	assert_int_equal(rd16(p + 12), 0x0800);
+	assert_int_equal(tl_rd16(p + 12), 0x0800);
 	assert_int_equal(p[14], 0x45);
-	assert_int_equal(rd16(p + 16), len - 14);
-	assert_int_equal(rd16(p + 20), 0x4000); /* DF */
+	assert_int_equal(tl_rd16(p + 16), len - 14);
+	assert_int_equal(tl_rd16(p + 20), 0x4000); /* DF */
 	assert_int_equal(p[23], 17);
-	assert_int_equal(ocsum(p + 14, 20, 0), 0xffff);
-	assert_int_equal(rd32(p + 26), LOCAL);
-	assert_int_equal(rd32(p + 30), vt == 2 ? VT2 : VT3);
-	assert_int_equal(rd16(p + 36), 4789);
-	assert_int_equal(rd16(p + 38), len - 34);
+	assert_int_equal(tl_ocsum(p + 14, 20, 0), 0xffff);
+	assert_int_equal(tl_rd32(p + 26), LOCAL);
+	assert_int_equal(tl_rd32(p + 30), vt == 2 ? VT2 : VT3);
+	assert_int_equal(tl_rd16(p + 36), 4789);
+	assert_int_equal(tl_rd16(p + 38), len - 34);
 	assert_int_equal(p[42], 0x08);
-	assert_int_equal(rd32(p + 46) >> 8, VNI);
+	assert_int_equal(tl_rd32(p + 46) >> 8, VNI);
 	return 50;
 }
 
@@ -223,21 +143,21 @@ ref_decap(const uint8_t *p, uint32_t len, unsigned vt)
 static void
 inner_verify(const uint8_t *x, uint32_t len, const struct spec *s)
 {
-	uint32_t sum, l4 = len - s->l4;
+	uint32_t sum, l4 = len - s->p.l4;
 
 	assert_memory_equal(x, frame, 14);
-	if (s->v6) {
-		assert_int_equal(rd16(x + s->l2 + 4), l4);
-		sum = ocsum(x + s->l2 + 8, 32, 0);
+	if (s->p.v6) {
+		assert_int_equal(tl_rd16(x + s->p.l2 + 4), l4);
+		sum = tl_ocsum(x + s->p.l2 + 8, 32, 0);
 	} else {
-		assert_int_equal(rd16(x + s->l2 + 2), len - s->l2);
-		assert_int_equal(ocsum(x + s->l2, 20, 0), 0xffff);
-		sum = ocsum(x + s->l2 + 12, 8, 0);
+		assert_int_equal(tl_rd16(x + s->p.l2 + 2), len - s->p.l2);
+		assert_int_equal(tl_ocsum(x + s->p.l2, 20, 0), 0xffff);
+		sum = tl_ocsum(x + s->p.l2 + 12, 8, 0);
 	}
-	sum += (s->udp ? 17u : 6u) + l4;
-	assert_int_equal(ocsum(x + s->l4, l4, sum), 0xffff);
-	if (s->udp)
-		assert_int_equal(rd16(x + s->l4 + 4), l4);
+	sum += (s->p.udp ? 17u : 6u) + l4;
+	assert_int_equal(tl_ocsum(x + s->p.l4, l4, sum), 0xffff);
+	if (s->p.udp)
+		assert_int_equal(tl_rd16(x + s->p.l4 + 4), l4);
 }
 
 /* The outer packets for VTEP vt among out[0..n): decoded, checked and
@@ -246,54 +166,57 @@ static unsigned
 check_vtep(struct rte_mbuf **out, unsigned n, unsigned vt, const struct spec *s,
 	uint32_t mss)
 {
-	uint32_t off = 0, k = 0, seq0 = rd32(frame + s->l4 + 4);
+	uint32_t off = 0, k = 0, seq0 = tl_rd32(frame + s->p.l4 + 4);
 
 	for (unsigned i = 0; i < n; i++) {
 		uint32_t len = rte_pktmbuf_pkt_len(out[i]), in, pl;
 		const uint8_t *p = rte_pktmbuf_read(out[i], 0, len, got);
 		const uint8_t *x;
 
-		if (rd32(p + 30) != (vt == 2 ? VT2 : VT3))
+		if (tl_rd32(p + 30) != (vt == 2 ? VT2 : VT3))
 			continue;
 		x = p + ref_decap(p, len, vt);
 		in = len - 50;
 		assert_true(in <= INNER_MAX);
 		inner_verify(x, in, s);
-		pl = in - s->hlen;
-		if (!s->tso) {
-			assert_int_equal(in, s->len);
+		pl = in - s->p.hlen;
+		if (!s->p.tso) {
+			assert_int_equal(in, s->p.len);
 			assert_memory_equal(
-				x, frame, s->l4 + (s->udp ? 6 : 16));
-			assert_memory_equal(x + s->hlen, frame + s->hlen, pl);
+				x, frame, s->p.l4 + (s->p.udp ? 6 : 16));
+			assert_memory_equal(
+				x + s->p.hlen, frame + s->p.hlen, pl);
 			k++;
 			continue;
 		}
 		assert_true(pl <= mss);
-		if (s->v6) {
+		if (s->p.v6) {
 			assert_memory_equal(x + 14, frame + 14, 4);
 			assert_memory_equal(x + 20, frame + 20, 34);
 		} else {
 			assert_memory_equal(x + 22, frame + 22, 2);
 			assert_memory_equal(x + 26, frame + 26, 8);
 		}
-		assert_memory_equal(x + s->l4, frame + s->l4, 4); /* ports */
-		assert_memory_equal(x + s->l4 + 8, frame + s->l4 + 8, 4);
-		assert_int_equal(rd32(x + s->l4 + 4), seq0 + off);
-		assert_memory_equal(x + s->hlen, frame + s->hlen + off, pl);
-		if (off + pl < s->payload) {
+		assert_memory_equal(
+			x + s->p.l4, frame + s->p.l4, 4); /* ports */
+		assert_memory_equal(x + s->p.l4 + 8, frame + s->p.l4 + 8, 4);
+		assert_int_equal(tl_rd32(x + s->p.l4 + 4), seq0 + off);
+		assert_memory_equal(x + s->p.hlen, frame + s->p.hlen + off, pl);
+		if (off + pl < s->p.payload) {
 			assert_int_equal(pl, mss);
-			assert_int_equal(x[s->l4 + 13], 0x10); /* no FIN PSH */
+			assert_int_equal(
+				x[s->p.l4 + 13], 0x10); /* no FIN PSH */
 		} else {
-			assert_int_equal(x[s->l4 + 13], 0x19);
+			assert_int_equal(x[s->p.l4 + 13], 0x19);
 		}
-		if (!s->v6)
-			assert_int_equal(rd16(x + s->l2 + 4), 0x1234 + k);
+		if (!s->p.v6)
+			assert_int_equal(tl_rd16(x + s->p.l2 + 4), 0x1234 + k);
 		off += pl;
 		k++;
 	}
-	if (s->tso) {
-		assert_int_equal(off, s->payload);
-		assert_int_equal(k, (s->payload + mss - 1) / mss);
+	if (s->p.tso) {
+		assert_int_equal(off, s->p.payload);
+		assert_int_equal(k, (s->p.payload + mss - 1) / mss);
 	}
 	return k;
 }
@@ -312,9 +235,9 @@ one_case(struct ctx *c, struct spec *s)
 	unsigned n;
 
 	build(s);
-	if (s->tso)
-		mss = RTE_MIN(s->mss, INNER_MAX - s->hlen);
-	segs = s->tso ? (s->payload + mss - 1) / mss : 1;
+	if (s->p.tso)
+		mss = RTE_MIN(s->p.mss, INNER_MAX - s->p.hlen);
+	segs = s->p.tso ? (s->p.payload + mss - 1) / mss : 1;
 	m = to_mbuf(s, 0);
 	pmd_stats(c, 0, &st0);
 	assert_int_equal(vsw_switch_port_stats(c->sw, 0, &p0), 0);
@@ -332,14 +255,14 @@ one_case(struct ctx *c, struct spec *s)
 		free_all(out, collect(c, 2, out, 600));
 	assert_int_equal(ovc(c, VSW_OVERLAY_ENCAP) - enc0, segs * vteps);
 	assert_int_equal(
-		p1.sw_gso_packets - p0.sw_gso_packets, s->tso ? vteps : 0);
+		p1.sw_gso_packets - p0.sw_gso_packets, s->p.tso ? vteps : 0);
 	assert_int_equal(p1.sw_gso_segments - p0.sw_gso_segments,
-		s->tso ? segs * vteps : 0);
+		s->p.tso ? segs * vteps : 0);
 	assert_int_equal(
-		p1.sw_csum_packets - p0.sw_csum_packets, s->tso ? 0 : vteps);
+		p1.sw_csum_packets - p0.sw_csum_packets, s->p.tso ? 0 : vteps);
 	/* p2's share of a flood is segmented by its own output */
 	assert_int_equal(st1.c[VSW_PMD_SW_GSO] - st0.c[VSW_PMD_SW_GSO],
-		s->tso ? vteps + s->bcast : 0);
+		s->p.tso ? vteps + s->bcast : 0);
 	assert_int_equal(ovc(c, VSW_OVERLAY_OFFLOAD), 0);
 	assert_int_equal(ovc(c, VSW_OVERLAY_TOO_BIG), 0);
 	check_identity(c);
@@ -354,24 +277,34 @@ test_tso(void **state)
 	struct ctx *c = setup();
 	const uint32_t omss4 = INNER_MAX - 54, omss6 = INNER_MAX - 74;
 	struct spec cases[] = {
-		{.tso = true, .payload = 65535 - 40, .mss = 1460},
-		{.tso = true, .payload = omss4 + 1, .mss = 1460},
-		{.tso = true, .payload = omss4, .mss = 1460},
-		{.tso = true, .payload = 5000, .mss = 536},
-		{.tso = true, .v6 = true, .payload = 65535 - 20, .mss = 1440},
-		{.tso = true, .v6 = true, .payload = omss6 + 1, .mss = 1440},
-		{.tso = true, .bcast = true, .payload = 20000, .mss = 1460},
-		{.tso = true, .payload = 1, .mss = 1460},
+		{.p.tso = true, .p.payload = 65535 - 40, .p.mss = 1460},
+		{.p.tso = true, .p.payload = omss4 + 1, .p.mss = 1460},
+		{.p.tso = true, .p.payload = omss4, .p.mss = 1460},
+		{.p.tso = true, .p.payload = 5000, .p.mss = 536},
+		{.p.tso = true,
+			.p.v6 = true,
+			.p.payload = 65535 - 20,
+			.p.mss = 1440},
+		{.p.tso = true,
+			.p.v6 = true,
+			.p.payload = omss6 + 1,
+			.p.mss = 1440},
+		{.p.tso = true,
+			.bcast = true,
+			.p.payload = 20000,
+			.p.mss = 1460},
+		{.p.tso = true, .p.payload = 1, .p.mss = 1460},
 	};
 
 	(void)state;
 	for (unsigned i = 0; i < RTE_DIM(cases); i++)
 		one_case(c, &cases[i]);
 	for (unsigned i = 0; i < 40; i++) {
-		struct spec s = {.tso = true, .v6 = i & 1, .bcast = i % 5 == 0};
+		struct spec s = {
+			.p.tso = true, .p.v6 = i & 1, .bcast = i % 5 == 0};
 
-		s.mss = tl_rand_range(&rng, 200, 9000);
-		s.payload = tl_rand_range(&rng, 1, 60000);
+		s.p.mss = tl_rand_range(&rng, 200, 9000);
+		s.p.payload = tl_rand_range(&rng, 1, 60000);
 		one_case(c, &s);
 	}
 	ctx_free(c);
@@ -386,11 +319,11 @@ test_csum(void **state)
 	(void)state;
 	for (unsigned i = 0; i < 64; i++) {
 		struct spec s = {
-			.udp = i & 1, .v6 = i & 2, .bcast = i % 7 == 0};
-		uint32_t hl = 14 + (s.v6 ? 40 : 20) + (s.udp ? 8 : 20);
+			.p.udp = i & 1, .p.v6 = i & 2, .bcast = i % 7 == 0};
+		uint32_t hl = 14 + (s.p.v6 ? 40 : 20) + (s.p.udp ? 8 : 20);
 
-		s.payload = i < 4 ? INNER_MAX - hl
-				  : tl_rand_range(&rng, 0, INNER_MAX - hl);
+		s.p.payload = i < 4 ? INNER_MAX - hl
+				    : tl_rand_range(&rng, 0, INNER_MAX - hl);
 		one_case(c, &s);
 	}
 	ctx_free(c);
@@ -401,8 +334,8 @@ static void
 test_cannot(void **state)
 {
 	struct ctx *c = setup();
-	struct spec s = {.tso = true, .payload = 3000, .mss = 1460};
-	struct spec u = {.udp = true, .payload = 100};
+	struct spec s = {.p.tso = true, .p.payload = 3000, .p.mss = 1460};
+	struct spec u = {.p.udp = true, .p.payload = 100};
 	struct rte_mbuf *m[4], *out[8];
 
 	(void)state;

@@ -24,6 +24,7 @@
 
 #include "switch_harness.h"
 #include "tl_mbuf.h"
+#include "tl_pkt.h"
 #include "tl_rng.h"
 
 #define FRAME_MAX 20000
@@ -56,149 +57,43 @@ offload_ctx(void)
 	return c;
 }
 
-static uint32_t
-ocsum(const uint8_t *p, uint32_t n, uint32_t sum)
-{
-	for (uint32_t i = 0; i + 1 < n; i += 2)
-		sum += (uint32_t)(p[i] << 8 | p[i + 1]);
-	if (n & 1)
-		sum += (uint32_t)p[n - 1] << 8;
-	while (sum >> 16)
-		sum = (sum & 0xffff) + (sum >> 16);
-	return sum;
-}
-
-static uint32_t
-rd16(const uint8_t *p)
-{
-	return (uint32_t)(p[0] << 8 | p[1]);
-}
-
-static uint32_t
-rd32(const uint8_t *p)
-{
-	return rd16(p) << 16 | rd16(p + 2);
-}
-
 /* The L4 checksum of a complete packet verifies (sum incl. pseudo = 0). */
 static void
 l4_verify(const uint8_t *d, uint32_t len, bool v6, uint32_t l3, uint32_t l4,
 	uint8_t proto)
 {
-	uint32_t sum = v6 ? ocsum(d + l3 + 8, 32, 0) : ocsum(d + l3 + 12, 8, 0);
-
-	sum = ocsum((const uint8_t[]){0, proto, (uint8_t)((len - l4) >> 8),
-			    (uint8_t)(len - l4)},
-		4, sum);
-	sum = ocsum(d + l4, len - l4, sum);
-	assert_int_equal(sum, 0xffff);
+	assert_int_equal(tl_pkt_l4_sum(d, len, v6, l3, l4, proto), 0xffff);
 	if (!v6)
-		assert_int_equal(ocsum(d + l3, 20, 0), 0xffff);
+		assert_int_equal(tl_ocsum(d + l3, 20, 0), 0xffff);
 }
 
-struct spec {
-	bool v6, udp, tso;
-	uint32_t payload, mss, l2, l3, l4, hlen, len;
-	uint8_t flags;
-};
+static const uint8_t dst_mac[6] = {2, 2, 2, 2, 2, 2};
+static const uint8_t src_mac[6] = {10, 10, 10, 10, 10, 10};
 
 /* A frame per spec into d; the checksum field holds the pseudo-header
  * sum (partial), as a guest leaves it. */
 static void
-build(uint8_t *d, struct spec *s)
+build(uint8_t *d, struct tl_pkt *s)
 {
-	uint32_t l4len = s->udp ? 8 : 20, o;
-
-	memset(d, 0, 128);
-	memset(d, 0x02, 6);
-	memset(d + 6, 0x0a, 6);
-	d[12] = s->v6 ? 0x86 : 0x08;
-	d[13] = s->v6 ? 0xdd : 0x00;
-	s->l2 = 14;
-	s->l3 = s->v6 ? 40 : 20;
-	s->l4 = s->l2 + s->l3;
-	s->hlen = s->l4 + l4len;
-	s->len = s->hlen + s->payload;
-	o = s->l2;
-	if (s->v6) {
-		d[o] = 0x60;
-		d[o + 4] = (uint8_t)((l4len + s->payload) >> 8);
-		d[o + 5] = (uint8_t)(l4len + s->payload);
-		d[o + 6] = s->udp ? 17 : 6;
-		d[o + 7] = 64;
-		for (int i = 0; i < 32; i++)
-			d[o + 8 + i] = (uint8_t)tl_rand32(&rng);
-	} else {
-		uint32_t tot = 20 + l4len + s->payload;
-
-		d[o] = 0x45;
-		d[o + 2] = (uint8_t)(tot >> 8), d[o + 3] = (uint8_t)tot;
-		d[o + 4] = 0x12, d[o + 5] = 0x34;
-		d[o + 8] = 64;
-		d[o + 9] = s->udp ? 17 : 6;
-		for (int i = 0; i < 8; i++)
-			d[o + 12 + i] = (uint8_t)tl_rand32(&rng);
-		/* the header checksum a guest computed (complete) */
-		uint32_t ck = ~ocsum(d + o, 20, 0) & 0xffff;
-
-		d[o + 10] = (uint8_t)(ck >> 8), d[o + 11] = (uint8_t)ck;
-	}
-	o = s->l4;
-	for (int i = 0; i < 4; i++)
-		d[o + i] = (uint8_t)tl_rand32(&rng);
-	if (s->udp) {
-		d[o + 4] = (uint8_t)((8 + s->payload) >> 8);
-		d[o + 5] = (uint8_t)(8 + s->payload);
-	} else {
-		for (int i = 4; i < 12; i++)
-			d[o + i] = (uint8_t)tl_rand32(&rng);
-		d[o + 12] = 0x50;
-		d[o + 13] = s->flags;
-		d[o + 14] = 0xff;
-	}
-	for (uint32_t i = 0; i < s->payload; i++)
-		d[s->hlen + i] = (uint8_t)tl_rand32(&rng);
-	/* pseudo-header sum (with the L4 length) in the checksum field */
-	{
-		uint32_t at = o + (s->udp ? 6 : 16), sum;
-
-		sum = s->v6 ? ocsum(d + s->l2 + 8, 32, 0)
-			    : ocsum(d + s->l2 + 12, 8, 0);
-		sum = ocsum((const uint8_t[]){0, s->udp ? 17 : 6,
-				    (uint8_t)((s->len - o) >> 8),
-				    (uint8_t)(s->len - o)},
-			4, sum);
-		d[at] = (uint8_t)(sum >> 8), d[at + 1] = (uint8_t)sum;
-	}
+	tl_pkt_build(d, s, dst_mac, src_mac, &rng);
 }
 
 static struct rte_mbuf *
-to_mbuf(const uint8_t *d, const struct spec *s)
+to_mbuf(const uint8_t *d, const struct tl_pkt *s)
 {
-	struct rte_mbuf *m = tl_mbuf_build(pool, d, s->len, &rng, 0);
+	struct rte_mbuf *m = tl_pkt_mbuf(pool, d, s, &rng);
 
 	assert_non_null(m);
-	m->l2_len = s->l2;
-	m->l3_len = s->l3;
-	m->ol_flags = s->v6 ? RTE_MBUF_F_TX_IPV6 : RTE_MBUF_F_TX_IPV4;
-	if (s->tso) {
-		m->l4_len = 20;
-		m->tso_segsz = (uint16_t)s->mss;
-		m->ol_flags |= RTE_MBUF_F_TX_TCP_SEG | RTE_MBUF_F_TX_TCP_CKSUM;
-	} else {
-		m->ol_flags |= s->udp ? RTE_MBUF_F_TX_UDP_CKSUM
-				      : RTE_MBUF_F_TX_TCP_CKSUM;
-	}
 	return m;
 }
 
 /* Segments from the incapable port against the original frame d. */
 static void
 check_segments(struct rte_mbuf **seg, unsigned n, const uint8_t *d,
-	const struct spec *s)
+	const struct tl_pkt *s)
 {
 	static uint8_t b[FRAME_MAX];
-	uint32_t off = 0, seq0 = rd32(d + s->l4 + 4);
+	uint32_t off = 0, seq0 = tl_rd32(d + s->l4 + 4);
 
 	for (unsigned i = 0; i < n; i++) {
 		uint32_t len = seg[i]->pkt_len, pl = len - s->hlen;
@@ -212,17 +107,17 @@ check_segments(struct rte_mbuf **seg, unsigned n, const uint8_t *d,
 		assert_true(i + 1 == n || pl == s->mss);
 		assert_memory_equal(x, d, 12); /* MACs */
 		assert_memory_equal(x + s->hlen, d + s->hlen + off, pl);
-		assert_int_equal(rd32(x + s->l4 + 4), seq0 + off);
+		assert_int_equal(tl_rd32(x + s->l4 + 4), seq0 + off);
 		if (i + 1 != n)
 			assert_int_equal(x[s->l4 + 13] & 0x09, 0);
 		else
 			assert_int_equal(x[s->l4 + 13], d[s->l4 + 13]);
 		if (s->v6) {
-			assert_int_equal(rd16(x + s->l2 + 4), len - s->l4);
+			assert_int_equal(tl_rd16(x + s->l2 + 4), len - s->l4);
 		} else {
-			assert_int_equal(rd16(x + s->l2 + 2), len - s->l2);
+			assert_int_equal(tl_rd16(x + s->l2 + 2), len - s->l2);
 			assert_int_equal(
-				rd16(x + s->l2 + 4), (0x1234 + i) & 0xffff);
+				tl_rd16(x + s->l2 + 4), (0x1234 + i) & 0xffff);
 		}
 		l4_verify(x, len, s->v6, s->l2, s->l4, 6);
 		off += pl;
@@ -231,7 +126,7 @@ check_segments(struct rte_mbuf **seg, unsigned n, const uint8_t *d,
 }
 
 static void
-one_case(struct ctx *c, struct spec *s)
+one_case(struct ctx *c, struct tl_pkt *s)
 {
 	static uint8_t d[FRAME_MAX], b[FRAME_MAX];
 	struct rte_mbuf *m, *got[600];
@@ -305,9 +200,9 @@ test_tso_random(void **state)
 
 	(void)state;
 	for (unsigned i = 0; i < 120; i++) {
-		struct spec s = {.v6 = i & 1,
+		struct tl_pkt s = {.v6 = i & 1,
 			.tso = true,
-			.flags = (i & 2) ? 0x19 /* FIN PSH ACK */ : 0x10};
+			.tcp_flags = (i & 2) ? 0x19 /* FIN PSH ACK */ : 0x10};
 
 		s.mss = 1 + tl_rand32(&rng) % 3000;
 		s.payload = tl_rand32(&rng) % (FRAME_MAX - 200);
@@ -329,7 +224,7 @@ test_csum_random(void **state)
 
 	(void)state;
 	for (unsigned i = 0; i < 200; i++) {
-		struct spec s = {.v6 = i & 1,
+		struct tl_pkt s = {.v6 = i & 1,
 			.udp = (i >> 1) & 1,
 			.payload = tl_rand32(&rng) % 9000};
 
@@ -347,7 +242,7 @@ test_no_pool_dropped(void **state)
 	struct vsw_pmd_stats st;
 	struct vsw_port_stats ps;
 	static uint8_t d[FRAME_MAX];
-	struct spec s = {.tso = true, .mss = 100, .payload = 1000};
+	struct tl_pkt s = {.tso = true, .mss = 100, .payload = 1000};
 
 	(void)state;
 	build(d, &s);

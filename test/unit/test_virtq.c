@@ -112,36 +112,20 @@ fx_free(struct fx *f)
 void
 fx_expect(struct fx *f, const struct stat_delta *d, size_t n)
 {
-	bool ok = true;
-	uint32_t i;
-	size_t j;
+	virtq_stats_expect(f->vq, f->seen, d, n);
+}
 
-	for (i = 0; i < VSW_VIRTQ_STAT__MAX; i++) {
-		uint64_t want = 0, got = vsw_virtq_stat(f->vq, i) - f->seen[i];
-
-		for (j = 0; j < n; j++)
-			if ((uint32_t)d[j].s == i)
-				want += d[j].d;
-		if (got != want) {
-			print_error("counter %s moved by %llu, expected %llu\n",
-				vsw_virtq_stat_name(i), (unsigned long long)got,
-				(unsigned long long)want);
-			ok = false;
-		}
-		f->seen[i] = vsw_virtq_stat(f->vq, i);
-	}
-	assert_true(ok);
+void
+fx_set_desc(struct fx *f, uint16_t i, uint64_t addr, uint32_t len,
+	uint16_t flags, uint16_t next)
+{
+	f->q.desc[i] = (struct vring_desc){addr, len, flags, next};
 }
 
 struct rte_mbuf *
 fx_mbuf(uint32_t len, uint8_t pattern)
 {
-	struct rte_mbuf *m = rte_pktmbuf_alloc(test_pool);
-
-	assert_non_null(m);
-	assert_non_null(rte_pktmbuf_append(m, (uint16_t)len));
-	memset(rte_pktmbuf_mtod(m, uint8_t *), pattern, len);
-	return m;
+	return virtq_test_mbuf(test_pool, len, pattern);
 }
 
 void
@@ -168,12 +152,8 @@ fx_tx_drop(struct fx *f, uint16_t head, enum vsw_virtq_stat drop,
 int
 fx_pool_setup(void **state)
 {
-	unsigned int nfree = 0;
-
 	(void)state;
-	assert_int_equal(tg_pool_audit(test_pool, &nfree), 0);
-	pool_baseline = test_pool->size - nfree;
-	assert_int_equal(rte_mempool_in_use_count(test_pool), pool_baseline);
+	pool_baseline = virtq_pool_mark(test_pool);
 	return 0;
 }
 
@@ -182,12 +162,8 @@ fx_pool_setup(void **state)
 int
 fx_pool_teardown(void **state)
 {
-	unsigned int nfree = 0;
-
 	(void)state;
-	assert_int_equal(tg_pool_audit(test_pool, &nfree), 0);
-	assert_int_equal(test_pool->size - nfree, pool_baseline);
-	assert_int_equal(rte_mempool_in_use_count(test_pool), pool_baseline);
+	virtq_pool_check(test_pool, pool_baseline);
 	return 0;
 }
 

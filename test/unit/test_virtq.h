@@ -18,13 +18,7 @@
 #include "pool_audit.h"
 #include "tl_mbuf.h"
 #include "tl_rng.h"
-
-#define F(bit) (1ull << (bit))
-#define F_MRG F(VSW_VIRTIO_NET_F_MRG_RXBUF)
-#define F_V1 F(VSW_VIRTIO_F_VERSION_1)
-#define F_IND F(VSW_VIRTIO_RING_F_INDIRECT_DESC)
-#define F_EVT F(VSW_VIRTIO_RING_F_EVENT_IDX)
-#define F_STD (F_MRG | F_V1 | F_IND)
+#include "virtq_test_common.h"
 
 struct fx {
 	struct tg_guest g;
@@ -44,10 +38,6 @@ void fx_reinit(struct fx *f);
 void fx_resume(struct fx *f);
 void fx_free(struct fx *f);
 
-struct stat_delta {
-	enum vsw_virtq_stat s;
-	uint64_t d;
-};
 /* Asserts that exactly these counters moved, by exactly these amounts. */
 void fx_expect(struct fx *f, const struct stat_delta *d, size_t n);
 #define FX_EXPECT(f, ...)                                                      \
@@ -56,10 +46,12 @@ void fx_expect(struct fx *f, const struct stat_delta *d, size_t n);
 		fx_expect(f, d_, RTE_DIM(d_));                                 \
 	} while (0)
 #define FX_NOTHING(f) fx_expect(f, NULL, 0)
-#define S(name) VSW_VIRTQ_STAT_##name
 
 /* One single-segment mbuf holding len bytes of pattern. */
 struct rte_mbuf *fx_mbuf(uint32_t len, uint8_t pattern);
+/* Writes descriptor i of f's ring as a guest would (not yet posted). */
+void fx_set_desc(struct fx *f, uint16_t i, uint64_t addr, uint32_t len,
+	uint16_t flags, uint16_t next);
 
 /*
  * Offers head on TX alone: the burst returns nothing, the chain comes back
@@ -76,7 +68,7 @@ int fx_pool_teardown(void **state);
 
 int test_virtq_hostile_run(void);
 int test_net_hdr_run(void); /* test_net_hdr.c */
-int test_virtq_log_run(void); /* test_virtq_log.c: dirty logging */
+int test_virtq_log_run(void); /* test_virtq_log_split.c: dirty logging */
 /* test_virtq_isa.c: VSW_TEST_DATAPATH (0 go on, 1 skipped, < 0 error) */
 int test_virtq_datapath_select(void);
 int test_virtq_isa_run(void);

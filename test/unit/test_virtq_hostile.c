@@ -18,16 +18,6 @@
 #define QSZ 256u
 #define HI (QSZ - 1) /* first hand-written descriptor */
 
-static void
-set_desc(struct fx *f, uint16_t i, uint64_t addr, uint32_t len,
-	uint16_t flags, uint16_t next)
-{
-	f->q.desc[i].addr = addr;
-	f->q.desc[i].len = len;
-	f->q.desc[i].flags = flags;
-	f->q.desc[i].next = next;
-}
-
 /* A guest buffer holding a zero header and len bytes of data. */
 static uint64_t
 tx_buf(struct fx *f, uint32_t len)
@@ -111,22 +101,22 @@ test_bad_descs(void **state)
 	uint64_t b = tx_buf(f, 100), gap = TG_RING_GPA + TG_RING_SIZE + 4096;
 
 	(void)state;
-	set_desc(f, HI, b, 20, VRING_DESC_F_NEXT, 999);
+	fx_set_desc(f, HI, b, 20, VRING_DESC_F_NEXT, 999);
 	tx_expect_drop(f, HI, S(DEQ_DROP_BAD_DESC), S(ERR_DESC_INDEX));
-	set_desc(f, HI, b, 8, VRING_DESC_F_NEXT, HI - 1);
-	set_desc(f, HI - 1, b + 8, 8, VRING_DESC_F_NEXT, HI);
+	fx_set_desc(f, HI, b, 8, VRING_DESC_F_NEXT, HI - 1);
+	fx_set_desc(f, HI - 1, b + 8, 8, VRING_DESC_F_NEXT, HI);
 	tx_expect_drop(f, HI, S(DEQ_DROP_BAD_DESC), S(ERR_DESC_LOOP));
-	set_desc(f, HI, b, 8, VRING_DESC_F_NEXT, HI); /* self loop */
+	fx_set_desc(f, HI, b, 8, VRING_DESC_F_NEXT, HI); /* self loop */
 	tx_expect_drop(f, HI, S(DEQ_DROP_BAD_DESC), S(ERR_DESC_LOOP));
-	set_desc(f, HI, gap, 112, 0, 0);
+	fx_set_desc(f, HI, gap, 112, 0, 0);
 	tx_expect_drop(f, HI, S(DEQ_DROP_BAD_DESC), S(ERR_DESC_ADDR));
-	set_desc(f, HI, UINT64_MAX - 7, 64, 0, 0);
+	fx_set_desc(f, HI, UINT64_MAX - 7, 64, 0, 0);
 	tx_expect_drop(f, HI, S(DEQ_DROP_BAD_DESC), S(ERR_DESC_ADDR));
-	set_desc(f, HI, b, 12, VRING_DESC_F_NEXT, HI - 1);
-	set_desc(f, HI - 1, b + 12, 0, 0, 0);
+	fx_set_desc(f, HI, b, 12, VRING_DESC_F_NEXT, HI - 1);
+	fx_set_desc(f, HI - 1, b + 12, 0, 0, 0);
 	tx_expect_drop(f, HI, S(DEQ_DROP_BAD_DESC), S(ERR_DESC_ZERO_LEN));
-	set_desc(f, HI, b, 12, VRING_DESC_F_NEXT, HI - 1);
-	set_desc(f, HI - 1, b + 12, 100, VRING_DESC_F_WRITE, 0);
+	fx_set_desc(f, HI, b, 12, VRING_DESC_F_NEXT, HI - 1);
+	fx_set_desc(f, HI - 1, b + 12, 100, VRING_DESC_F_WRITE, 0);
 	tx_expect_drop(f, HI, S(DEQ_DROP_BAD_DESC), S(ERR_DESC_WRONG_DIR));
 	fx_free(f);
 }
@@ -156,31 +146,31 @@ test_bad_indirect(void **state)
 
 	(void)state;
 	t = ind_table(f, d, 4);
-	set_desc(f, HI, t, 64, VRING_DESC_F_INDIRECT, 0);
+	fx_set_desc(f, HI, t, 64, VRING_DESC_F_INDIRECT, 0);
 	tx_expect_drop(f, HI, S(DEQ_DROP_BAD_DESC), S(ERR_DESC_LOOP));
-	set_desc(f, HI, t, 24, VRING_DESC_F_INDIRECT, 0);
+	fx_set_desc(f, HI, t, 24, VRING_DESC_F_INDIRECT, 0);
 	tx_expect_drop(f, HI, S(DEQ_DROP_BAD_DESC), S(ERR_INDIRECT_LEN));
 	t = tg_alloc_data(&f->g, 16 * (QSZ + 1), 16);
-	set_desc(f, HI, t, 16 * (QSZ + 1), VRING_DESC_F_INDIRECT, 0);
+	fx_set_desc(f, HI, t, 16 * (QSZ + 1), VRING_DESC_F_INDIRECT, 0);
 	tx_expect_drop(f, HI, S(DEQ_DROP_BAD_DESC), S(ERR_INDIRECT_LEN));
-	set_desc(f, HI, t, 0, VRING_DESC_F_INDIRECT, 0);
+	fx_set_desc(f, HI, t, 0, VRING_DESC_F_INDIRECT, 0);
 	tx_expect_drop(f, HI, S(DEQ_DROP_BAD_DESC), S(ERR_INDIRECT_LEN));
 	d[2].flags = 0;
 	d[3] = (struct vring_desc){t, 32, VRING_DESC_F_INDIRECT, 0};
 	d[0].next = 3; /* entry 3 is itself indirect */
 	t = ind_table(f, d, 4);
-	set_desc(f, HI, t, 64, VRING_DESC_F_INDIRECT, 0);
+	fx_set_desc(f, HI, t, 64, VRING_DESC_F_INDIRECT, 0);
 	tx_expect_drop(f, HI, S(DEQ_DROP_BAD_DESC), S(ERR_INDIRECT_NESTED));
 	d[0].next = 1;
 	t = ind_table(f, d, 3);
-	set_desc(f, HI, t, 48, VRING_DESC_F_INDIRECT | VRING_DESC_F_NEXT,
+	fx_set_desc(f, HI, t, 48, VRING_DESC_F_INDIRECT | VRING_DESC_F_NEXT,
 		HI - 1);
-	set_desc(f, HI - 1, b, 12, 0, 0);
+	fx_set_desc(f, HI - 1, b, 12, 0, 0);
 	tx_expect_drop(f, HI, S(DEQ_DROP_BAD_DESC), S(ERR_INDIRECT_NEXT));
-	set_desc(f, HI, TG_FAR_GPA - 64, 48, VRING_DESC_F_INDIRECT, 0);
+	fx_set_desc(f, HI, TG_FAR_GPA - 64, 48, VRING_DESC_F_INDIRECT, 0);
 	tx_expect_drop(f, HI, S(DEQ_DROP_BAD_DESC), S(ERR_DESC_ADDR));
 	/* and the good table works */
-	set_desc(f, HI, t, 48, VRING_DESC_F_INDIRECT, 0);
+	fx_set_desc(f, HI, t, 48, VRING_DESC_F_INDIRECT, 0);
 	post_raw(f, HI);
 	{
 		struct rte_mbuf *m;
@@ -211,7 +201,7 @@ test_chain_ring_size(void **state)
 
 	(void)state;
 	for (i = 0; i < 8; i++)
-		set_desc(f, i, b + 10 * i, 10, i < 7 ? VRING_DESC_F_NEXT : 0,
+		fx_set_desc(f, i, b + 10 * i, 10, i < 7 ? VRING_DESC_F_NEXT : 0,
 			(uint16_t)(i + 1));
 	post_raw(f, 0);
 	assert_int_equal(vsw_virtq_dequeue_burst(f->vq, test_pool, &m, 1), 1);
@@ -262,9 +252,9 @@ test_tx_header_and_size(void **state)
 	uint64_t b = tx_buf(f, 0);
 
 	(void)state;
-	set_desc(f, HI, b, 8, 0, 0);
+	fx_set_desc(f, HI, b, 8, 0, 0);
 	tx_expect_drop(f, HI, S(DEQ_DROP_SHORT_HDR), NOERR);
-	set_desc(f, HI, b, 12, 0, 0); /* header only: no frame */
+	fx_set_desc(f, HI, b, 12, 0, 0); /* header only: no frame */
 	tx_expect_drop(f, HI, S(DEQ_DROP_SHORT_HDR), NOERR);
 	for (i = 0; i < sizeof(frame); i++)
 		frame[i] = (uint8_t)(i * 7);
@@ -315,7 +305,7 @@ test_indirect_straddle(void **state)
 	for (i = 0; i < 2; i++) {
 		t = tg_alloc_data(&f->g, 33, 1) + i; /* i == 1: unaligned */
 		tg_write(&f->g, t, d, sizeof(d));
-		set_desc(f, HI, t, 32, VRING_DESC_F_INDIRECT, 0);
+		fx_set_desc(f, HI, t, 32, VRING_DESC_F_INDIRECT, 0);
 		post_raw(f, HI);
 		assert_int_equal(vsw_virtq_dequeue_burst(f->vq, test_pool, &m,
 					 1),
@@ -343,7 +333,7 @@ test_no_mbuf(void **state)
 
 	(void)state;
 	assert_non_null(tiny);
-	set_desc(f, HI, b, 12 + 2000, 0, 0);
+	fx_set_desc(f, HI, b, 12 + 2000, 0, 0);
 	post_raw(f, HI);
 	assert_int_equal(vsw_virtq_dequeue_burst(f->vq, tiny, m, 1), 0);
 	assert_int_equal(tg_used_pop(&f->q, &id, &len), 1);

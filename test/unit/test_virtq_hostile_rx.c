@@ -24,16 +24,6 @@ still_filled(struct fx *f, uint64_t gpa, uint32_t len)
 	return true;
 }
 
-static void
-set_desc(struct fx *f, uint16_t i, uint64_t addr, uint32_t len,
-	uint16_t flags, uint16_t next)
-{
-	f->q.desc[i].addr = addr;
-	f->q.desc[i].len = len;
-	f->q.desc[i].flags = flags;
-	f->q.desc[i].next = next;
-}
-
 /* Enqueues one packet of len; expects it dropped with these counters. */
 static void
 rx_expect_drop(struct fx *f, uint32_t len, enum vsw_virtq_stat drop,
@@ -89,7 +79,7 @@ test_rx_bad_buffers(void **state)
 
 	(void)state;
 	/* 11: read-only buffer: not one byte written */
-	set_desc(f, HI, b, 2048, 0, 0);
+	fx_set_desc(f, HI, b, 2048, 0, 0);
 	tg_avail_push_raw(&f->q, HI);
 	rx_expect_drop(f, 100, S(ENQ_DROP_BAD_DESC), S(ERR_DESC_WRONG_DIR),
 		1);
@@ -97,11 +87,11 @@ test_rx_bad_buffers(void **state)
 	/* 8: buffer running off the end of the last region into the gap */
 	tg_alloc_far(&f->g, TG_FAR_SIZE - 8);
 	edge = tg_alloc_far(&f->g, 8);
-	set_desc(f, HI, edge, 64, VRING_DESC_F_WRITE, 0);
+	fx_set_desc(f, HI, edge, 64, VRING_DESC_F_WRITE, 0);
 	tg_avail_push_raw(&f->q, HI);
 	rx_expect_drop(f, 100, S(ENQ_DROP_BAD_DESC), S(ERR_DESC_ADDR), 1);
 	/* 22: mergeable buffer shorter than the header */
-	set_desc(f, HI, b, 8, VRING_DESC_F_WRITE, 0);
+	fx_set_desc(f, HI, b, 8, VRING_DESC_F_WRITE, 0);
 	tg_avail_push_raw(&f->q, HI);
 	rx_expect_drop(f, 100, S(ENQ_DROP_SHORT_HDR), VSW_VIRTQ_STAT__MAX, 1);
 	assert_true(tg_untouched(&f->g));
@@ -136,7 +126,7 @@ test_rx_mrg_second_chain_bad(void **state)
 
 	(void)state;
 	assert_true(tg_rx_post(&f->q, lens, 1, false) >= 0);
-	set_desc(f, HI, b, 512, 0, 0); /* read-only */
+	fx_set_desc(f, HI, b, 512, 0, 0); /* read-only */
 	tg_avail_push_raw(&f->q, HI);
 	rx_expect_drop(f, 300, S(ENQ_DROP_BAD_DESC), S(ERR_DESC_WRONG_DIR),
 		2);

@@ -27,13 +27,6 @@
 #define RING_END (TG_RING_GPA + TG_RING_SIZE)
 
 static void
-set_desc(struct fx *f, uint16_t i, uint64_t addr, uint32_t len,
-	uint16_t flags, uint16_t next)
-{
-	f->q.desc[i] = (struct vring_desc){addr, len, flags, next};
-}
-
-static void
 post_raw(struct fx *f, uint16_t head)
 {
 	tg_avail_push_raw(&f->q, head);
@@ -88,10 +81,10 @@ test_limit_next_ring(void **state)
 
 	(void)state;
 	tx_fill(f, b, 200, 1);
-	set_desc(f, HI - 1, b, 100, NX, QSZ - 1);
-	set_desc(f, HI, b + 100, 100, 0, 0);
+	fx_set_desc(f, HI - 1, b, 100, NX, QSZ - 1);
+	fx_set_desc(f, HI, b + 100, 100, 0, 0);
 	tx_ok(f, HI - 1, 200, 1);
-	set_desc(f, HI - 1, b, 100, NX, QSZ);
+	fx_set_desc(f, HI - 1, b, 100, NX, QSZ);
 	tx_drop(f, HI - 1, S(DEQ_DROP_BAD_DESC), S(ERR_DESC_INDEX));
 	fx_free(f);
 }
@@ -107,7 +100,7 @@ test_limit_head(void **state)
 
 	(void)state;
 	tx_fill(f, b, 100, 2);
-	set_desc(f, HI, b, 100, 0, 0);
+	fx_set_desc(f, HI, b, 100, 0, 0);
 	tx_ok(f, HI, 100, 2);
 	post_raw(f, QSZ);
 	assert_int_equal(vsw_virtq_dequeue_burst(f->vq, test_pool, m, 2), 0);
@@ -145,7 +138,7 @@ test_limit_chain_loop(void **state)
 
 	(void)state;
 	for (i = 0; i < 8; i++) /* 0 -> 1 -> ... -> 7 -> 0 */
-		set_desc(f, i, b + 10 * i, 10, WR | NX,
+		fx_set_desc(f, i, b + 10 * i, 10, WR | NX,
 			(uint16_t)((i + 1) % 8));
 	m = fx_mbuf(80 - 12, 17); /* 8 descriptors exactly: still a loop */
 	post_raw(f, 0);
@@ -172,7 +165,7 @@ test_limit_chain_loop(void **state)
 	fx_reinit(f);
 	tx_fill(f, b, 80, 19);
 	for (i = 0; i < 8; i++)
-		set_desc(f, i, b + 10 * i, 10, i < 7 ? NX : 0,
+		fx_set_desc(f, i, b + 10 * i, 10, i < 7 ? NX : 0,
 			(uint16_t)(i + 1));
 	tx_ok(f, 0, 80, 19);
 	f->q.desc[7].flags = NX;
@@ -212,16 +205,16 @@ test_limit_indirect_index(void **state)
 	(void)state;
 	tx_fill(f, b, 400, 5);
 	t = ind_table(f, d, 4, &good);
-	set_desc(f, HI, t, 64, VRING_DESC_F_INDIRECT, 0);
+	fx_set_desc(f, HI, t, 64, VRING_DESC_F_INDIRECT, 0);
 	tx_ok(f, HI, 400, 5); /* 4 entries, next = 3 = length - 1 */
 	d[2].next = 4;        /* = length: the entry after the table */
 	t = ind_table(f, d, 4, &good);
-	set_desc(f, HI, t, 64, VRING_DESC_F_INDIRECT, 0);
+	fx_set_desc(f, HI, t, 64, VRING_DESC_F_INDIRECT, 0);
 	tx_drop(f, HI, S(DEQ_DROP_BAD_DESC), S(ERR_DESC_INDEX));
 	d[2].next = 3;
 	d[3] = (struct vring_desc){b + 300, 100, NX, 0}; /* 5th: a loop */
 	t = ind_table(f, d, 4, &good);
-	set_desc(f, HI, t, 64, VRING_DESC_F_INDIRECT, 0);
+	fx_set_desc(f, HI, t, 64, VRING_DESC_F_INDIRECT, 0);
 	tx_drop(f, HI, S(DEQ_DROP_BAD_DESC), S(ERR_DESC_LOOP));
 	fx_free(f);
 }
@@ -241,13 +234,13 @@ test_limit_indirect_len(void **state)
 	/* one entry, exactly 16 bytes */
 	big[0] = (struct vring_desc){b, 400, 0, 0};
 	t = ind_table(f, big, 1, &big[0]);
-	set_desc(f, HI, t, 16, VRING_DESC_F_INDIRECT, 0);
+	fx_set_desc(f, HI, t, 16, VRING_DESC_F_INDIRECT, 0);
 	tx_ok(f, HI, 400, 6);
 	for (i = 1; i < 16; i++) { /* 17..31: not a multiple */
-		set_desc(f, HI, t, 16 + i, VRING_DESC_F_INDIRECT, 0);
+		fx_set_desc(f, HI, t, 16 + i, VRING_DESC_F_INDIRECT, 0);
 		tx_drop(f, HI, S(DEQ_DROP_BAD_DESC), S(ERR_INDIRECT_LEN));
 	}
-	set_desc(f, HI, t, 15, VRING_DESC_F_INDIRECT, 0);
+	fx_set_desc(f, HI, t, 15, VRING_DESC_F_INDIRECT, 0);
 	tx_drop(f, HI, S(DEQ_DROP_BAD_DESC), S(ERR_INDIRECT_LEN));
 	/* exactly ring size entries, one chain through all of them */
 	for (i = 0; i < QSZ; i++)
@@ -256,11 +249,11 @@ test_limit_indirect_len(void **state)
 	big[QSZ - 1].flags = 0;
 	big[QSZ] = big[QSZ - 1];
 	t = ind_table(f, big, QSZ, &big[QSZ]);
-	set_desc(f, HI, t, 16 * QSZ, VRING_DESC_F_INDIRECT, 0);
+	fx_set_desc(f, HI, t, 16 * QSZ, VRING_DESC_F_INDIRECT, 0);
 	tx_ok(f, HI, 400, 6);
 	/* one more entry is too many, whatever it holds */
 	t = ind_table(f, big, QSZ + 1, &big[QSZ]);
-	set_desc(f, HI, t, 16 * (QSZ + 1), VRING_DESC_F_INDIRECT, 0);
+	fx_set_desc(f, HI, t, 16 * (QSZ + 1), VRING_DESC_F_INDIRECT, 0);
 	tx_drop(f, HI, S(DEQ_DROP_BAD_DESC), S(ERR_INDIRECT_LEN));
 	free(big);
 	fx_free(f);
@@ -279,28 +272,28 @@ test_limit_region_end(void **state)
 	(void)state;
 	for (i = 0; i < RTE_DIM(ends); i++) {
 		tx_fill(f, ends[i] - 300, 300, (uint8_t)(7 + i));
-		set_desc(f, HI, ends[i] - 300, 300, 0, 0);
+		fx_set_desc(f, HI, ends[i] - 300, 300, 0, 0);
 		tx_ok(f, HI, 300, (uint8_t)(7 + i));
-		set_desc(f, HI, ends[i] - 300, 301, 0, 0);
+		fx_set_desc(f, HI, ends[i] - 300, 301, 0, 0);
 		tx_drop(f, HI, S(DEQ_DROP_BAD_DESC), S(ERR_DESC_ADDR));
-		set_desc(f, HI, ends[i], 1, 0, 0); /* first byte past */
+		fx_set_desc(f, HI, ends[i], 1, 0, 0); /* first byte past */
 		tx_drop(f, HI, S(DEQ_DROP_BAD_DESC), S(ERR_DESC_ADDR));
 		/* the second descriptor starts exactly at the end */
-		set_desc(f, HI, ends[i] - 300, 300, NX, HI - 1);
-		set_desc(f, HI - 1, ends[i], 1, 0, 0);
+		fx_set_desc(f, HI, ends[i] - 300, 300, NX, HI - 1);
+		fx_set_desc(f, HI - 1, ends[i], 1, 0, 0);
 		tx_drop(f, HI, S(DEQ_DROP_BAD_DESC), S(ERR_DESC_ADDR));
 	}
 	/* across the seam of regions 1 and 2: one span each side */
 	tx_fill(f, DATA_SEAM - 150, 300, 9);
-	set_desc(f, HI, DATA_SEAM - 150, 300, 0, 0);
+	fx_set_desc(f, HI, DATA_SEAM - 150, 300, 0, 0);
 	tx_ok(f, HI, 300, 9);
-	set_desc(f, HI, DATA_SEAM - 150, 150, NX, HI - 1);
-	set_desc(f, HI - 1, DATA_SEAM, 150, 0, 0);
+	fx_set_desc(f, HI, DATA_SEAM - 150, 150, NX, HI - 1);
+	fx_set_desc(f, HI - 1, DATA_SEAM, 150, 0, 0);
 	tx_ok(f, HI, 300, 9);
 	/* no region up there: both fail, neither may wrap into low memory */
-	set_desc(f, HI, UINT64_MAX - 99, 100, 0, 0);
+	fx_set_desc(f, HI, UINT64_MAX - 99, 100, 0, 0);
 	tx_drop(f, HI, S(DEQ_DROP_BAD_DESC), S(ERR_DESC_ADDR));
-	set_desc(f, HI, UINT64_MAX - 99, 101 + (uint32_t)TG_DATA_GPA, 0, 0);
+	fx_set_desc(f, HI, UINT64_MAX - 99, 101 + (uint32_t)TG_DATA_GPA, 0, 0);
 	tx_drop(f, HI, S(DEQ_DROP_BAD_DESC), S(ERR_DESC_ADDR));
 	assert_null(vsw_mem_translate(&f->g.mem, UINT64_MAX, 2,
 		&(uint64_t){0}));
@@ -320,7 +313,7 @@ test_limit_avail_ahead(void **state)
 	(void)state;
 	tx_fill(f, b, 100, 10);
 	for (i = 0; i < 8; i++) {
-		set_desc(f, i, b, 100, 0, 0);
+		fx_set_desc(f, i, b, 100, 0, 0);
 		tg_avail_push_raw(&f->q, i);
 	}
 	tg_kick(&f->q);
@@ -369,10 +362,11 @@ test_limit_max_pkt(void **state)
 	f->q.cfg.max_pkt_len = 12 + 1000;
 	fx_reinit(f);
 	tx_fill(f, b, 1013, 11);
-	set_desc(f, HI, b, 1012, 0, 0);
+	fx_set_desc(f, HI, b, 1012, 0, 0);
 	tx_ok(f, HI, 1012, 11);
-	set_desc(f, HI, b, 1000, NX, HI - 1); /* the byte over in a 2nd desc */
-	set_desc(f, HI - 1, b + 1000, 13, 0, 0);
+	/* the byte over in a 2nd desc */
+	fx_set_desc(f, HI, b, 1000, NX, HI - 1);
+	fx_set_desc(f, HI - 1, b + 1000, 13, 0, 0);
 	tx_drop(f, HI, S(DEQ_DROP_TOO_LARGE), NOERR);
 	/* RX: the same limit */
 	assert_true(tg_rx_post(&f->q, (uint32_t[]){2048}, 1, false) >= 0);
@@ -403,7 +397,7 @@ test_limit_rx_region_end(void **state)
 	uint32_t len;
 
 	(void)state;
-	set_desc(f, HI, FAR_END - 300, 300, WR, 0);
+	fx_set_desc(f, HI, FAR_END - 300, 300, WR, 0);
 	post_raw(f, HI);
 	assert_int_equal(vsw_virtq_enqueue_burst(f->vq, &m, 1), 1);
 	assert_int_equal(tg_used_pop(&f->q, &id, &len), 1);
@@ -416,7 +410,7 @@ test_limit_rx_region_end(void **state)
 	/* a longer frame needs the byte past the end */
 	rte_pktmbuf_free(m);
 	m = fx_mbuf(289, 16);
-	set_desc(f, HI, FAR_END - 300, 301, WR, 0);
+	fx_set_desc(f, HI, FAR_END - 300, 301, WR, 0);
 	post_raw(f, HI);
 	assert_int_equal(vsw_virtq_enqueue_burst(f->vq, &m, 1), 0);
 	assert_int_equal(tg_used_pop(&f->q, &id, &len), 1);

@@ -76,27 +76,9 @@ pfx_free(struct pfx *f)
 }
 
 void
-pfx_expect(struct pfx *f, const struct pstat_delta *d, size_t n)
+pfx_expect(struct pfx *f, const struct stat_delta *d, size_t n)
 {
-	bool ok = true;
-	uint32_t i;
-	size_t j;
-
-	for (i = 0; i < VSW_VIRTQ_STAT__MAX; i++) {
-		uint64_t want = 0, got = vsw_virtq_stat(f->vq, i) - f->seen[i];
-
-		for (j = 0; j < n; j++)
-			if ((uint32_t)d[j].s == i)
-				want += d[j].d;
-		if (got != want) {
-			print_error("counter %s moved by %llu, expected %llu\n",
-				vsw_virtq_stat_name(i), (unsigned long long)got,
-				(unsigned long long)want);
-			ok = false;
-		}
-		f->seen[i] = vsw_virtq_stat(f->vq, i);
-	}
-	assert_true(ok);
+	virtq_stats_expect(f->vq, f->seen, d, n);
 }
 
 uint16_t
@@ -112,33 +94,22 @@ pfx_deq(struct pfx *f, uint16_t n)
 struct rte_mbuf *
 pfx_mbuf(uint32_t len, uint8_t pattern)
 {
-	struct rte_mbuf *m = rte_pktmbuf_alloc(ptest_pool);
-
-	assert_non_null(m);
-	assert_non_null(rte_pktmbuf_append(m, (uint16_t)len));
-	memset(rte_pktmbuf_mtod(m, uint8_t *), pattern, len);
-	return m;
+	return virtq_test_mbuf(ptest_pool, len, pattern);
 }
 
 int
 pfx_pool_setup(void **state)
 {
-	unsigned int nfree = 0;
-
 	(void)state;
-	assert_int_equal(tg_pool_audit(ptest_pool, &nfree), 0);
-	pool_baseline = ptest_pool->size - nfree;
+	pool_baseline = virtq_pool_mark(ptest_pool);
 	return 0;
 }
 
 int
 pfx_pool_teardown(void **state)
 {
-	unsigned int nfree = 0;
-
 	(void)state;
-	assert_int_equal(tg_pool_audit(ptest_pool, &nfree), 0);
-	assert_int_equal(ptest_pool->size - nfree, pool_baseline);
+	virtq_pool_check(ptest_pool, pool_baseline);
 	return 0;
 }
 

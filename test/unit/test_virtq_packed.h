@@ -18,14 +18,7 @@
 #include "pool_audit.h"
 #include "tl_mbuf.h"
 #include "tl_rng.h"
-
-#define F(bit) (1ull << (bit))
-#define F_MRG F(VSW_VIRTIO_NET_F_MRG_RXBUF)
-#define F_V1 F(VSW_VIRTIO_F_VERSION_1)
-#define F_IND F(VSW_VIRTIO_RING_F_INDIRECT_DESC)
-#define F_EVT F(VSW_VIRTIO_RING_F_EVENT_IDX)
-#define F_STD (F_MRG | F_V1 | F_IND)
-#define S(name) VSW_VIRTQ_STAT_##name
+#include "virtq_test_common.h"
 
 struct pfx {
 	struct tg_guest g;
@@ -43,15 +36,11 @@ struct pfx *pfx_new(uint32_t size, uint64_t features);
 void pfx_resume(struct pfx *f);
 void pfx_free(struct pfx *f);
 
-struct pstat_delta {
-	enum vsw_virtq_stat s;
-	uint64_t d;
-};
 /* Asserts that exactly these counters moved, by exactly these amounts. */
-void pfx_expect(struct pfx *f, const struct pstat_delta *d, size_t n);
+void pfx_expect(struct pfx *f, const struct stat_delta *d, size_t n);
 #define PFX_EXPECT(f, ...)                                                     \
 	do {                                                                   \
-		const struct pstat_delta d_[] = {__VA_ARGS__};                 \
+		const struct stat_delta d_[] = {__VA_ARGS__};                  \
 		pfx_expect(f, d_, RTE_DIM(d_));                                \
 	} while (0)
 #define PFX_NOTHING(f) pfx_expect(f, NULL, 0)

@@ -312,7 +312,7 @@ penqueue_burst(struct vsw_virtq *vq, struct rte_mbuf **pkts, uint16_t n,
 		virtq_count(vq, VSW_VIRTQ_STAT_ENQ_GSO_PACKETS, gso);
 		virtq_count(vq, VSW_VIRTQ_STAT_ENQ_CSUM_PARTIAL, csum);
 	}
-	virtq_packed_flush(vq);
+	virtq_packed_flush(vq, false); /* RX: one per chain, each its len */
 	return out;
 }
 

@@ -135,9 +135,8 @@ virtq_pwalk_start(struct vsw_virtq *vq, struct virtq_pwalk *w, uint16_t dir)
 static __rte_always_inline int
 virtq_pwalk_finish(struct vsw_virtq *vq, struct virtq_pwalk *w)
 {
-	if (likely(!(w->flags & VRING_DESC_F_NEXT) &&
-		    w->err != VSW_VIRTQ_STAT_ERR_DESC_NOT_AVAIL &&
-		    w->err != VSW_VIRTQ_STAT_ERR_DESC_LOOP))
+	/* a chain without an end keeps NEXT (virtq_packed_desc.c) */
+	if (likely(!(w->flags & VRING_DESC_F_NEXT)))
 		return 0;
 	return virtq_pwalk_skip(vq, w);
 }
@@ -182,7 +181,14 @@ packed_id_busy(const struct vsw_virtq *vq, uint16_t id)
 	return vq->id_stamp[id] == vq->id_gen;
 }
 
-/* A used entry for the end of the burst; its id is now in flight. */
+/* id (< size, checked by the caller) is in flight from now on. */
+static __rte_always_inline void
+packed_id_take(struct vsw_virtq *vq, uint16_t id)
+{
+	vq->id_stamp[id] = vq->id_gen;
+}
+
+/* A used entry for the end of the burst (its id taken, or a bad one). */
 static __rte_always_inline void
 virtq_pshadow_push(struct vsw_virtq *vq, uint16_t id, uint32_t ndesc,
 	uint32_t len)
@@ -190,8 +196,6 @@ virtq_pshadow_push(struct vsw_virtq *vq, uint16_t id, uint32_t ndesc,
 	vq->shadow[vq->shadow_n].id = PSHADOW_ID(id, ndesc);
 	vq->shadow[vq->shadow_n].len = len;
 	vq->shadow_n++;
-	if (likely(id < vq->size))
-		vq->id_stamp[id] = vq->id_gen;
 }
 
 /* Drops shadow entries from `from` on (their ids leave flight). */

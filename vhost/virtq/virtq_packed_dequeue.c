@@ -166,6 +166,8 @@ pdequeue_one(struct vsw_virtq *vq, struct rte_mempool *mp, struct rte_mbuf *m,
 			rc = VSW_VIRTQ_STAT_DEQ_DROP_BAD_DESC;
 			w.err = VSW_VIRTQ_STAT_ERR_DESC_ID;
 		}
+	} else {
+		packed_id_take(vq, w.id);
 	}
 	if (offl && rc == 0)
 		rc = vsw_virtq_net_hdr_to_mbuf(&h, m, vq->features);

@@ -118,10 +118,12 @@ pwalk_ring_load(struct vsw_virtq *vq, struct virtq_pwalk *w)
 	w->id = d.id;
 	/* chain_lim <= size: a ring of at most CHAIN_MAX has no longer
 	 * chain but a loop; a longer one is skipped (flags kept for it) */
-	if (unlikely(++w->ring_n > vq->chain_lim))
-		return pwalk_fail(w, w->ring_n > vq->size ?
-				VSW_VIRTQ_STAT_ERR_DESC_LOOP :
-				VSW_VIRTQ_STAT_ERR_CHAIN_LEN);
+	if (unlikely(++w->ring_n > vq->chain_lim)) {
+		if (w->ring_n <= vq->size) /* skipped to its end */
+			return pwalk_fail(w, VSW_VIRTQ_STAT_ERR_CHAIN_LEN);
+		w->flags |= VRING_DESC_F_NEXT; /* no end: finish fails */
+		return pwalk_fail(w, VSW_VIRTQ_STAT_ERR_DESC_LOOP);
+	}
 	if (d.flags & VRING_DESC_F_INDIRECT)
 		return virtq_pwalk_indirect(vq, w, &d);
 	return pwalk_take(w, &d, VRING_DESC_F_WRITE);

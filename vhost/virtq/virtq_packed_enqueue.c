@@ -65,6 +65,8 @@ penq_close(struct vsw_virtq *vq, struct penq_pkt *p, uint32_t len)
 		w->err = VSW_VIRTQ_STAT_ERR_DESC_ID;
 		rc = VSW_VIRTQ_STAT_ENQ_DROP_BAD_DESC;
 		len = 0;
+	} else {
+		packed_id_take(vq, w->id);
 	}
 	virtq_pshadow_push(vq, w->id, w->ring_n, len);
 	packed_advance(vq, &vq->last_avail_idx, &vq->avail_wrap, w->ring_n);

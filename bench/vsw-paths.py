@@ -1,18 +1,25 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: BSD-3-Clause
-"""Per virtio-user path: vswd against dpdk-testpmd's net_vhost, same run.
+"""Per virtio-user path: vswd and vsw-xconnect against dpdk-testpmd's
+net_vhost, same run.
 
 For each of the ten paths of test/integration/virtio_paths.py (the guest's
 net_virtio_user devargs) and each size (64, 1518 B): a testpmd guest in io
-forwarding primed with `start tx_first`, served by vswd (in_port
-cross-connect) and by testpmd net_vhost (io forwarding), one after the
-other; busy cycles per packet of the backend's polling thread (vswd: PMD
-busy cycles / packets, pmd-stats-show; net_vhost: --record-core-cycles),
-over --reps interleaved repetitions (path x backend order kept, every
-repetition runs all), min and median per point. Reuses the backends and
-the measurement of bench/vsw-loopback.py.
+forwarding primed with `start tx_first`, served in turn by vswd (the
+cheapest rule set: in_port -> output, both ways), by vsw-xconnect (the
+same vhost-user ports and virtqueue data path, no switch: the
+like-for-like row against net_vhost, which forwards without a classifier
+too) and by testpmd net_vhost (io forwarding); busy cycles per packet of
+the backend's polling thread (vswd: PMD busy cycles / packets,
+pmd-stats-show; xconnect: its poller's, with the dequeue and enqueue
+stages timed apart (rdtsc per stage); net_vhost: --record-core-cycles),
+over --reps interleaved repetitions (the backend order turns every
+repetition), min and median per point. vswd - xconnect is what the switch
+adds (classification, actions, output batches, counters). Reuses the
+backends and the measurement of bench/vsw-loopback.py.
 
   ./vswdev bench-paths [--reps N] [--paths a,b] [--seconds S]
+      [--backends vswd,xconnect,testpmd]
 """
 import argparse
 import importlib.util
@@ -31,14 +38,18 @@ lb = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(lb)
 from virtio_paths import PATHS, devarg  # noqa: E402
 from vswtest.testpmd import Guest, VhostBackend  # noqa: E402
+from vswtest.xconnect import Xconnect  # noqa: E402
 
 SIZES = (64, 1518)
+BACKENDS = ("vswd", "xconnect", "testpmd")
 
 
 def point(args, tmp, name, bename, rows):
     devargs, eal = PATHS[name][0], PATHS[name][1]
     if bename == "vswd":
         be = lb.VswdBackend(args, tmp, "v")
+    elif bename == "xconnect":
+        be = lb.OtherBackend(Xconnect, args, tmp, "x")
     else:
         be = lb.OtherBackend(VhostBackend, args, tmp, "t")
     extra = ["--burst=32"]
@@ -52,10 +63,21 @@ def point(args, tmp, name, bename, rows):
         be.up()
         for size in SIZES:
             lb.guest_size(g, size, args.tx_first)
+            a = be.snap() if bename == "xconnect" else None
             r = lb.measure(args, be, size)
             rows.setdefault((name, size, bename), []).append(r["cpp"])
-            lb.log("%-22s %5d %-14s %8.1f cyc/pkt %7.3f Mpps" % (
-                name, size, bename, r["cpp"], r["mpps"]))
+            stages = ""
+            if a is not None:  # the stage split over warm-up + window
+                b = be.snap()
+                n = max(1, b["pkts"] - a["pkts"])
+                for k in ("deq", "enq"):
+                    rows.setdefault((name, size, k), []).append(
+                        (b[k] - a[k]) / n)
+                stages = " (deq %.1f enq %.1f)" % (
+                    rows[(name, size, "deq")][-1],
+                    rows[(name, size, "enq")][-1])
+            lb.log("%-22s %5d %-14s %8.1f cyc/pkt %7.3f Mpps%s" % (
+                name, size, bename, r["cpp"], r["mpps"], stages))
         g.quit()
         g = None
     finally:
@@ -64,18 +86,34 @@ def point(args, tmp, name, bename, rows):
         be.stop()
 
 
+def stat(rows, key):
+    v = [x for x in rows.get(key, []) if x == x]
+    return (min(v), statistics.median(v)) if v else None
+
+
+def cell(mm):
+    return "%.0f / %.0f" % mm if mm else "n/a"
+
+
 def table(rows, names):
-    out = ["| path | 64 B vsw min / med | 64 B net_vhost min / med | "
-           "1518 B vsw min / med | 1518 B net_vhost min / med |",
-           "|---|---|---|---|---|"]
+    """One row per path and size: min / median busy cycles per packet of
+    each backend, xconnect's stages (medians), the switch's share (median
+    vswd - median xconnect) and the targets (medians)."""
+    out = ["| path | bytes | vswd | vsw-xconnect (deq + enq) | net_vhost | "
+           "switch (vswd - xconnect) | vswd <= net_vhost | "
+           "xconnect <= net_vhost |",
+           "|---|---:|---|---|---|---:|---|---|"]
     for n in names:
-        cells = []
         for size in SIZES:
-            for be in ("vswd", "testpmd"):
-                v = [x for x in rows.get((n, size, be), []) if x == x]
-                cells.append("%.0f / %.0f" % (min(v), statistics.median(v))
-                             if v else "n/a")
-        out.append("| %s | %s |" % (n, " | ".join(cells)))
+            v, x, t = (stat(rows, (n, size, b)) for b in BACKENDS)
+            d, e = stat(rows, (n, size, "deq")), stat(rows, (n, size, "enq"))
+            xs = cell(x) + (" (%.0f + %.0f)" % (d[1], e[1]) if d and e
+                            else "")
+            sw = "%.0f" % (v[1] - x[1]) if v and x else "n/a"
+            ok = ["yes" if a and t and a[1] <= t[1] else
+                  ("no" if a and t else "n/a") for a in (v, x)]
+            out.append("| %s | %d | %s | %s | %s | %s | %s | %s |" % (
+                n, size, cell(v), xs, cell(t), sw, ok[0], ok[1]))
     return "\n".join(out)
 
 
@@ -88,8 +126,11 @@ def main():
     ap.add_argument("--seconds", type=float, default=2.0)
     ap.add_argument("--warmup", type=float, default=1.0)
     ap.add_argument("--tx-first", type=int, default=32)
+    ap.add_argument("--backends", default=",".join(BACKENDS))
     args = ap.parse_args()
     args.build = os.path.abspath(args.build)
+    args.xconnect = os.path.join(args.build, "bench", "vsw-xconnect")
+    bes = [b for b in BACKENDS if b in args.backends.split(",")]
     args.machine = {}
     names = [n for n in args.paths.split(",") if n]
     tmp = tempfile.mkdtemp(prefix="vsw-paths-bench-")
@@ -97,9 +138,9 @@ def main():
     try:
         for rep in range(args.reps):
             for name in names:
-                order = ("vswd", "testpmd") if rep % 2 == 0 else \
-                    ("testpmd", "vswd")
-                for bename in order:
+                # the order turns by one each repetition
+                k = rep % len(bes)
+                for bename in bes[k:] + bes[:k]:
                     point(args, tmp, name, bename, rows)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)

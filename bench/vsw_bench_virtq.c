@@ -25,8 +25,9 @@
  * --packed: split vs packed rings instead, side by side in one rotation
  * (enqueue into mergeable 2 KiB buffers, dequeue of single-descriptor TX
  * chains, both copy placements at the defaults of the enqueue and the
- * plain dequeue), at 64 and 1518 B. The packed guest re-posts slots in
- * place (id = slot), as an in-order driver would.
+ * plain dequeue), at 64 and 1518 B, and packed dequeue with IN_ORDER
+ * (one used descriptor a burst). The packed guest re-posts slots in place
+ * (id = slot), as an in-order driver would.
  *
  * --isa: enq plain and deq plain under each data path implementation
  * (vsw_virtq_datapath_impl_set()) the CPU runs, rotated in one run.
@@ -514,9 +515,11 @@ pdeq_block(struct pside *s, struct rte_mempool *mp, int bursts)
 	return cyc;
 }
 
-enum pvariant { SPLIT_ENQ, PACKED_ENQ, SPLIT_DEQ, PACKED_DEQ, NPVARIANT };
+enum pvariant {
+	SPLIT_ENQ, PACKED_ENQ, SPLIT_DEQ, PACKED_DEQ, PACKED_DEQ_IO, NPVARIANT
+};
 static const char *const pvname[NPVARIANT] = {"split enq", "packed enq",
-	"split deq", "packed deq"};
+	"split deq", "packed deq", "pdeq inord"};
 
 static uint64_t
 run_pvariant(enum pvariant v, struct side *rx, struct side *tx,
@@ -524,6 +527,8 @@ run_pvariant(enum pvariant v, struct side *rx, struct side *tx,
 	struct rte_mbuf **m, uint32_t len, int bursts)
 {
 	switch (v) {
+	case PACKED_DEQ_IO:
+		return pdeq_block(ptx + 1, mp, bursts);
 	case SPLIT_ENQ:
 		return enq_block(rx, m, len, bursts);
 	case PACKED_ENQ:
@@ -541,7 +546,7 @@ run_packed(struct side *rx, struct side *tx, struct rte_mempool *mp,
 {
 	static const uint32_t psizes[] = {64, 1518};
 	static uint64_t cyc[NPVARIANT][MAXBLK];
-	struct pside prx, ptx;
+	static struct pside prx, ptx[2]; /* ptx[1]: with IN_ORDER */
 	struct rte_mbuf *m[BURST];
 	uint8_t data[1518];
 	uint32_t i, z;
@@ -549,7 +554,9 @@ run_packed(struct side *rx, struct side *tx, struct rte_mempool *mp,
 
 	pside_init(&prx, 1ull << VSW_VIRTIO_NET_F_MRG_RXBUF |
 			1ull << VSW_VIRTIO_F_VERSION_1, VRING_DESC_F_WRITE);
-	pside_init(&ptx, 1ull << VSW_VIRTIO_F_VERSION_1, 0);
+	pside_init(&ptx[0], 1ull << VSW_VIRTIO_F_VERSION_1, 0);
+	pside_init(&ptx[1], 1ull << VSW_VIRTIO_F_VERSION_1 |
+			1ull << VSW_VIRTIO_F_IN_ORDER, 0);
 	side_placement(rx, false, true, false, false);
 	side_placement(tx, false, false, false, false);
 	printf("%6s", "bytes");
@@ -567,16 +574,17 @@ run_packed(struct side *rx, struct side *tx, struct rte_mempool *mp,
 				exit(1);
 		}
 		tx_layout(tx, len);
-		ptx_layout(&ptx, len);
+		ptx_layout(&ptx[0], len);
+		ptx_layout(&ptx[1], len);
 		for (j = 0; j < NPVARIANT; j++) /* warm-up */
-			run_pvariant(j, rx, tx, &prx, &ptx, mp, m, len,
+			run_pvariant(j, rx, tx, &prx, ptx, mp, m, len,
 				bursts / 4 + 1);
 		for (k = 0; k < blocks; k++)
 			for (j = 0; j < NPVARIANT; j++) {
 				enum pvariant v = (enum pvariant)((j + k) %
 					NPVARIANT);
 
-				cyc[v][k] = run_pvariant(v, rx, tx, &prx, &ptx,
+				cyc[v][k] = run_pvariant(v, rx, tx, &prx, ptx,
 					mp, m, len, bursts);
 			}
 		printf("%6u", len);
@@ -591,7 +599,8 @@ run_packed(struct side *rx, struct side *tx, struct rte_mempool *mp,
 		rte_pktmbuf_free_bulk(m, BURST);
 	}
 	vsw_virtq_destroy(prx.vq);
-	vsw_virtq_destroy(ptx.vq);
+	vsw_virtq_destroy(ptx[0].vq);
+	vsw_virtq_destroy(ptx[1].vq);
 }
 
 int

@@ -9,7 +9,8 @@
  * buffers may straddle), a gap between 0 and 1; guard pages around each.
  *
  * Input: u8 ring size (1..64), u8 mode (bit 0 MRG_RXBUF, bit 1 EVENT_IDX,
- * bit 2 no dequeue align), u16 start position (slot | wrap << 15), then the
+ * bit 2 no dequeue align, bit 3 IN_ORDER), u16 start position (slot |
+ * wrap << 15), then the
  * ring's descriptors, then operations until the input ends:
  *   op 0..3: burst of dequeue (u8 n), op 4: a descriptor rewritten,
  *   op 5: 16 bytes written into the data region (tables, headers),
@@ -27,8 +28,11 @@
  * (each slot and table entry read; checked before each chain). After the burst: mbufs equal
  * the good chains' frames in order; each drop and ERR_* counter moved by
  * the predicted amount; one used descriptor per chain taken at its first
- * slot, id and len 0, flags of the device's lap; the ring position moved
- * by the chains' slots. ASan with guard pages catches any stray access.
+ * slot, id and len 0, flags of the device's lap; with IN_ORDER and every
+ * id in range and distinct, one for the burst instead (the last chain's
+ * id at the first chain's slot, the other chains' slots as they were);
+ * the ring position moved by the chains' slots. ASan with guard pages
+ * catches any stray access.
  */
 #include <string.h>
 #include <sys/mman.h>
@@ -126,6 +130,7 @@ ref_read(uint64_t gpa, void *dst, uint64_t len)
 
 static struct vring_packed_desc *ring;
 static uint32_t qsize;
+static bool in_order;
 static uint32_t hdr_len = 12, max_len = 65535 + 12;
 
 /* One descriptor from the input (addresses aimed at memory and edges). */
@@ -309,9 +314,10 @@ deq_burst(struct vsw_virtq *vq, uint16_t n)
 	uint64_t want[VSW_VIRTQ_STAT__MAX] = {0}, before[VSW_VIRTQ_STAT__MAX];
 	uint64_t after[VSW_VIRTQ_STAT__MAX], inflight[1024 / 64] = {0};
 	struct rte_mbuf *pkts[VSW_VIRTQ_BURST_MAX];
+	static struct vring_packed_desc snap[64];
 	uint16_t slot, got, i, taken = 0, good = 0, j = 0;
 	uint32_t reads = 0;
-	bool wrap, broken = vsw_virtq_broken(vq), breaks = false;
+	bool wrap, broken = vsw_virtq_broken(vq), breaks = false, ids_ok = true;
 
 	pos_split(vsw_virtq_last_avail_idx(vq), &slot, &wrap);
 	for (i = 0; i < n && !broken; i++) {
@@ -335,6 +341,7 @@ deq_burst(struct vsw_virtq *vq, uint16_t n)
 		bool busy = r->id < qsize &&
 			((inflight[r->id >> 6] >> (r->id & 63)) & 1);
 
+		ids_ok = ids_ok && r->id < qsize && !busy;
 		if ((r->id >= qsize || busy) &&
 			r->outcome != VSW_VIRTQ_STAT_DEQ_DROP_BAD_DESC) {
 			r->outcome = VSW_VIRTQ_STAT_DEQ_DROP_BAD_DESC;
@@ -356,6 +363,7 @@ deq_burst(struct vsw_virtq *vq, uint16_t n)
 		}
 		taken++;
 	}
+	memcpy(snap, ring, qsize * sizeof(snap[0]));
 	vsw_virtq_stats_read(vq, before);
 	got = vsw_virtq_dequeue_burst(vq, fz_pool(&fq), pkts, n);
 	vsw_virtq_stats_read(vq, after);
@@ -364,9 +372,15 @@ deq_burst(struct vsw_virtq *vq, uint16_t n)
 		const struct ref *r = &refs[i];
 		const struct vring_packed_desc *u = &ring[r->slot];
 		uint16_t fl = r->wrap ? F_AV | F_US : 0;
+		bool batch = in_order && ids_ok;
 
-		FZ_CHECK(u->id == r->id && u->len == 0 &&
-			 (u->flags & (F_AV | F_US | VRING_DESC_F_WRITE)) == fl);
+		if (batch && i != 0) /* the device skipped this chain */
+			FZ_CHECK(memcmp(u, &snap[r->slot], sizeof(*u)) == 0);
+		else
+			FZ_CHECK(u->id == refs[batch ? taken - 1 : i].id &&
+				 u->len == 0 &&
+				 (u->flags & (F_AV | F_US |
+					      VRING_DESC_F_WRITE)) == fl);
 		if (r->outcome == 0) {
 			FZ_CHECK(mbuf_is(pkts[j], ref_bytes[i] + hdr_len,
 				r->len));
@@ -447,7 +461,9 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		(1ull << VSW_VIRTIO_F_VERSION_1) |
 		(1ull << VSW_VIRTIO_RING_F_INDIRECT_DESC) |
 		(mode & 1 ? 1ull << VSW_VIRTIO_NET_F_MRG_RXBUF : 0) |
-		(mode & 2 ? 1ull << VSW_VIRTIO_RING_F_EVENT_IDX : 0);
+		(mode & 2 ? 1ull << VSW_VIRTIO_RING_F_EVENT_IDX : 0) |
+		(mode & 8 ? 1ull << VSW_VIRTIO_F_IN_ORDER : 0);
+	in_order = mode & 8;
 	cfg.no_deq_align = mode & 4;
 	cfg.last_avail_idx = cfg.last_used_idx =
 		(uint16_t)(((pos & 0x7fff) % qsize) | (pos & 0x8000));

@@ -48,6 +48,8 @@ tgp_vq_init(struct tgp_vq *q, struct tg_guest *g, uint32_t size,
 	memset(q->device_event, 0, 4);
 	q->avail_wrap = q->used_wrap = true;
 	q->free_slots = size;
+	q->in_order = (features >> VSW_VIRTIO_F_IN_ORDER) & 1;
+	q->batch_end = -1;
 	q->free_id = calloc(size, sizeof(*q->free_id));
 	q->buf = calloc(size, sizeof(*q->buf));
 	if (q->free_id == NULL || q->buf == NULL)
@@ -97,10 +99,12 @@ post_chain(struct tgp_vq *q, const uint64_t *gpa, const uint32_t *len,
 
 	if (n == 0 || n > TG_CHAIN_MAX)
 		TGP_DIE("chain of %u buffers", n);
-	if (q->free_slots < need || q->nfree_id == 0)
+	if (q->free_slots < need || (!q->in_order && q->nfree_id == 0))
 		return -1;
-	id = q->free_id[--q->nfree_id];
+	id = q->in_order ? head : q->free_id[--q->nfree_id];
 	b = &q->buf[id];
+	if (b->busy)
+		TGP_DIE("in-order id %u still in flight", id);
 	b->busy = true;
 	b->nslots = (uint16_t)need;
 	b->nbuf = (uint16_t)n;
@@ -196,24 +200,16 @@ tgp_rx_post(struct tgp_vq *q, const uint32_t *lens, uint32_t nlens,
 	return post_chain(q, gpa, lens, nlens, VRING_DESC_F_WRITE, indirect);
 }
 
-int
-tgp_used_pop(struct tgp_vq *q, uint16_t *id, uint32_t *len)
+/* Frees the buffer whose chain starts at the used position. */
+static void
+used_skip(struct tgp_vq *q, uint16_t id)
 {
-	struct vring_packed_desc *d = &q->desc[q->next_used];
-	uint16_t f = __atomic_load_n(&d->flags, __ATOMIC_ACQUIRE);
-	struct tgp_buf *b;
+	struct tgp_buf *b = &q->buf[id];
 	uint32_t n;
 
-	if (!!(f & TGP_F_USED) != q->used_wrap ||
-		!!(f & TGP_F_AVAIL) != q->used_wrap)
-		return 0;
-	*id = d->id;
-	*len = d->len;
-	if (d->id >= q->size || !q->buf[d->id].busy)
-		return -2;
-	b = &q->buf[d->id];
 	b->busy = false;
-	q->free_id[q->nfree_id++] = d->id;
+	if (!q->in_order)
+		q->free_id[q->nfree_id++] = id;
 	q->free_slots += b->nslots;
 	n = q->next_used + b->nslots;
 	if (n >= q->size) {
@@ -221,6 +217,46 @@ tgp_used_pop(struct tgp_vq *q, uint16_t *id, uint32_t *len)
 		q->used_wrap = !q->used_wrap;
 	}
 	q->next_used = (uint16_t)n;
+}
+
+/* In order, inside a batch: the next buffer in ring order (len 0). */
+static int
+batch_pop(struct tgp_vq *q, uint16_t *id, uint32_t *len)
+{
+	*id = q->next_used;
+	*len = 0;
+	if (!q->buf[*id].busy)
+		return -2;
+	if (*id == q->batch_end)
+		q->batch_end = -1;
+	used_skip(q, *id);
+	return 1;
+}
+
+int
+tgp_used_pop(struct tgp_vq *q, uint16_t *id, uint32_t *len)
+{
+	struct vring_packed_desc *d = &q->desc[q->next_used];
+	uint16_t f;
+
+	if (q->batch_end >= 0)
+		return batch_pop(q, id, len);
+	f = __atomic_load_n(&d->flags, __ATOMIC_ACQUIRE);
+	if (!!(f & TGP_F_USED) != q->used_wrap ||
+		!!(f & TGP_F_AVAIL) != q->used_wrap)
+		return 0;
+	*id = d->id;
+	*len = d->len;
+	if (d->id >= q->size || !q->buf[d->id].busy)
+		return -2;
+	if (q->in_order && d->id != q->next_used) {
+		/* a batch ending at buffer d->id: its first buffer now */
+		if (*len != 0)
+			return -2; /* only TX is batched (len 0) */
+		q->batch_end = d->id;
+		return batch_pop(q, id, len);
+	}
+	used_skip(q, d->id);
 	return 1;
 }
 

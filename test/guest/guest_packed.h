@@ -6,7 +6,10 @@
  * indirect descriptor and its table) with buffer ids and wrap counters as
  * a driver does (head flags written last, after a release barrier), reads
  * used descriptors back and skips the slots of their chains. Hostile tests
- * write raw descriptors with tgp_desc_raw.
+ * write raw descriptors with tgp_desc_raw. With VIRTIO_F_IN_ORDER it is an
+ * in-order driver, as DPDK's: a buffer's id is its head slot, and one used
+ * descriptor may stand for a batch (the buffers from the used position up
+ * to the one whose id it carries).
  *
  * Single-threaded: guest and device run in turns.
  */
@@ -40,6 +43,8 @@ struct tgp_vq {
 	uint16_t next_used;
 	bool used_wrap;
 	uint32_t free_slots;
+	bool in_order;         /* VIRTIO_F_IN_ORDER: id = head slot */
+	int32_t batch_end;     /* in_order: a batch's last id, -1 none */
 	uint32_t nfree_id;
 	uint16_t *free_id;     /* stack of free buffer ids */
 	struct tgp_buf *buf;   /* [size], by id */
@@ -58,7 +63,8 @@ int tgp_rx_post(struct tgp_vq *q, const uint32_t *lens, uint32_t nlens,
 	bool indirect);
 
 /* One used descriptor: 1 (id, len set, its slots and id freed), 0 none;
- * -2 when the device wrote an id the guest has not in flight. */
+ * -2 when the device wrote an id the guest has not in flight. In order:
+ * one buffer of a batch a call (id, len 0 for all but the last). */
 int tgp_used_pop(struct tgp_vq *q, uint16_t *id, uint32_t *len);
 
 /* As tg_rx_recv (same return codes). */

@@ -38,7 +38,9 @@ whenever a guest waits for a packet).
 pair of two: the ports come up, pings pass (issue 12's reproduction).
 
 --case mq (CI: qemu-mq): guest a has 1 vCPU, b 2; each has a NIC on a
-queues=1, a queues=2 and a queues=4 port (one boot, several scenarios).
+queues=1, a queues=2 (packed=on: packed rings) and a queues=4 port (one
+boot, several scenarios; mq-packed: 8000-byte pings and TCP md5 both ways
+over the packed pair, b sending from both vCPUs).
 port-show's per-pair state (enabled, live, why, tx_to) against what the
 guest uses (min(pairs, vCPUs), then `ethtool -L`), and per pair the
 guest's `ethtool -S` queue counters == vswd's, no send counted as not
@@ -405,6 +407,7 @@ def case_offload(rig, args):
 MQ_QUEUES = (1, 2, 4)   # one NIC per port size, in each guest
 MQ_CPUS = (1, 2)        # guest a, guest b
 MQ_NET = "169.254.%d.%d/24"  # (10 + queues, guest)
+MQ_PACKED = 2           # the queues=2 NICs have packed rings (packed=on)
 
 
 def mq_qps(rig, k):
@@ -544,9 +547,15 @@ def case_mq(rig, args):
             rig.ports[(gi, ni)] = "%s-q%d" % (n, q)
     rig.boot(lambda gi: [
         Nic(os.path.join(rig.run, "%s-q%d.sock" % (NAMES[gi], q)),
-            MAC % (gi + 1, ni), MQ_NET % (10 + q, gi + 1), 1500, queues=q)
+            MAC % (gi + 1, ni), MQ_NET % (10 + q, gi + 1), 1500, queues=q,
+            dev_opts="packed=on" if q == MQ_PACKED else "")
         for ni, q in enumerate(MQ_QUEUES)], cpus_of=MQ_CPUS)
     rig.vswd.wait_up(list(rig.ports.values()), 2, timeout=60)
+    for (gi, ni), name in sorted(rig.ports.items()):
+        rings = rig.vswd.port(name).get("rings")
+        want = "packed" if MQ_QUEUES[ni] == MQ_PACKED else "split"
+        rig.c.check(rings == want, "mq: %s says %s rings (%s)" % (
+            name, want, rings))
     a, b = rig.guests
     # a guest uses min(pairs, vCPUs) pairs until ethtool says otherwise
     want = {(gi, ni): min(q, MQ_CPUS[gi]) for gi in range(2)
@@ -580,6 +589,18 @@ def case_mq(rig, args):
     mq_check_state(rig, "mq-up", want)
     mq_scenario(rig, "mq-up", lambda: mq_pings(rig), want,
                 used=[(1, q4)])
+    # packed rings with two queue pairs: large pings and TCP both ways,
+    # b's traffic from both vCPUs (its pair 1 must carry some)
+    qp = MQ_QUEUES.index(MQ_PACKED)
+
+    def packed_mq():
+        ping(a, b.nics[qp].ip, 5, 8000, "mq-packed")
+        ping(b, a.nics[qp].ip, 5, 8000, "mq-packed")
+        b.check("taskset -c 1 ping -c 5 -i 0.2 -W 5 -s 8000 %s" %
+                a.nics[qp].ip, 60)
+        tcp(rig, a, b, qp, args.mq_packed_mib, "mq-packed")
+        tcp(rig, b, a, qp, args.mq_packed_mib, "mq-packed")
+    mq_scenario(rig, "mq-packed", packed_mq, want, used=[(1, qp)])
 
 
 # ---- vswd killed -9 and restarted from its state (issue 12 part 3) ----
@@ -660,6 +681,8 @@ def main():
                     default="default")
     ap.add_argument("--mq-mib", type=int, default=12,
                     help="MiB of the TCP transfer across ethtool -L")
+    ap.add_argument("--mq-packed-mib", type=int, default=4,
+                    help="mq: MiB each way over the packed queues=2 NICs")
     ap.add_argument("--pmd-sleep", type=int, default=200,
                     help="mq: vswd's PMD idle back-off (pmd-sleep-set, us)")
     ap.add_argument("--modes", default="server,client,packed",

@@ -328,12 +328,56 @@ test_packed_enqueue_random(void **state)
 			struct pfx *f = pfx_new(ring_sizes[s],
 				m ? F_STD : F_V1 | F_IND);
 
+			if (s & 1) { /* header into the headroom: one run */
+				f->q.cfg.hdr_coalign = true;
+				pfx_resume(f);
+			}
 			for (r = 0; r < 10; r++)
 				enqueue_round(f, m == 1);
 			assert_int_equal(vsw_virtq_last_used_idx(f->vq),
 				tgp_pos(f->q.next_used, f->q.used_wrap));
 			pfx_free(f);
 		}
+}
+
+/* hdr_coalign: the header goes to the guest from the mbuf's headroom
+ * (written there, then copied with the data as one run); a shared mbuf
+ * keeps its headroom untouched and gets the header copied on its own. */
+static void
+test_packed_hdr_coalign(void **state)
+{
+	struct pfx *f = pfx_new(16, F_STD);
+	const uint32_t lens[1] = {2048};
+	struct rte_mbuf *m[2];
+	uint8_t out[2048], *h;
+	uint16_t nb, i;
+
+	(void)state;
+	f->q.cfg.hdr_coalign = true;
+	pfx_resume(f);
+	for (i = 0; i < 2; i++) {
+		assert_true(tgp_rx_post(&f->q, lens, 1, false) >= 0);
+		m[i] = pfx_mbuf(300, (uint8_t)(0x40 + i));
+		memset(rte_pktmbuf_mtod(m[i], uint8_t *) - 12, 0xee, 12);
+	}
+	rte_mbuf_refcnt_update(m[1], 1);
+	assert_int_equal(vsw_virtq_enqueue_burst(f->vq, m, 2), 2);
+	for (i = 0; i < 2; i++) {
+		assert_int_equal(tgp_rx_recv(&f->q, out, sizeof(out), &nb),
+			300);
+		assert_int_equal(nb, 1);
+		assert_int_equal(out[0], 0x40 + i);
+		assert_int_equal(out[299], 0x40 + i);
+		h = rte_pktmbuf_mtod(m[i], uint8_t *) - 12;
+		assert_int_equal(h[0], i == 0 ? 0 : 0xee);
+		assert_int_equal(h[10], i == 0 ? 1 : 0xee);
+	}
+	rte_pktmbuf_free(m[0]);
+	rte_pktmbuf_free(m[1]);
+	rte_pktmbuf_free(m[1]);
+	PFX_EXPECT(f, {S(ENQ_PACKETS), 2}, {S(ENQ_BYTES), 600},
+		{S(NOTIFY_SENT), 1});
+	pfx_free(f);
 }
 
 int test_packed_limits_run(void);
@@ -347,6 +391,7 @@ main(int argc, char **argv)
 	const struct CMUnitTest tests[] = {
 		T(test_packed_dequeue_random),
 		T(test_packed_enqueue_random),
+		T(test_packed_hdr_coalign),
 	};
 	int rc;
 
@@ -368,6 +413,7 @@ main(int argc, char **argv)
 	rc |= test_virtq_packed_budget_run();
 	rc |= test_virtq_packed_log_run();
 	rc |= test_virtq_packed_offl_run();
+	rc |= test_virtq_packed_inorder_run();
 	rte_mempool_free(ptest_pool);
 	rte_eal_cleanup();
 	return rc;

@@ -143,8 +143,7 @@ queue_setup(struct vsw_virtq *vq, const struct vsw_virtq_config *cfg)
 					"ring position beyond the ring");
 		return rc;
 	}
-	/* packed rings use buffers in order too, one used entry each */
-	vq->in_order = !vq->packed && virtq_has(vq, VSW_VIRTIO_F_IN_ORDER);
+	vq->in_order = virtq_has(vq, VSW_VIRTIO_F_IN_ORDER);
 	vq->hdr_len = virtq_has(vq, VSW_VIRTIO_NET_F_MRG_RXBUF) ||
 			virtq_has(vq, VSW_VIRTIO_F_VERSION_1) ? 12 : 10;
 	vq->max_pkt_len = cfg->max_pkt_len != 0 ? cfg->max_pkt_len :
@@ -189,19 +188,20 @@ vsw_virtq_create(const struct vsw_virtq_config *cfg)
 	}
 	/* exact length (posix_memalign, unlike aligned_alloc, needs no
 	 * rounding): a shadow overrun hits ASan's redzone at once; packed
-	 * queues keep their in-flight id bitmap behind the shadow */
+	 * queues keep their in-flight id stamps behind the shadow */
 	len = sizeof(*vq) + cfg->size * sizeof(vq->shadow[0]);
-	words = packed ? (cfg->size + 63) / 64 : 0;
+	words = packed ? cfg->size : 0;
 	if (posix_memalign(&mem, RTE_CACHE_LINE_SIZE,
-		    len + words * sizeof(uint64_t)) != 0) {
+		    len + words * sizeof(uint16_t)) != 0) {
 		rte_errno = ENOMEM;
 		return NULL;
 	}
 	vq = mem;
 	memset(vq, 0, sizeof(*vq));
 	if (packed) {
-		vq->inflight = (uint64_t *)((uint8_t *)mem + len);
-		memset(vq->inflight, 0, words * sizeof(uint64_t));
+		vq->id_stamp = (uint16_t *)((uint8_t *)mem + len);
+		memset(vq->id_stamp, 0, words * sizeof(uint16_t));
+		vq->id_gen = 1;
 	}
 	rc = queue_setup(vq, cfg);
 	if (rc != 0) {

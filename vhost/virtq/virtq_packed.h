@@ -23,12 +23,13 @@
 #define PSHADOW_BUF(v) ((uint16_t)(v))
 #define PSHADOW_NDESC(v) ((uint16_t)((v) >> 16))
 
-/* Available: AVAIL matches the wrap counter, USED does not (2.8.1). */
+/* Available: AVAIL matches the wrap counter, USED does not (2.8.1). One
+ * mask and compare: lap 1 wants AVAIL alone, lap 0 USED alone. */
 static __rte_always_inline bool
 packed_avail(uint16_t flags, bool wrap)
 {
-	return !!(flags & PACKED_F_AVAIL) == wrap &&
-		!!(flags & PACKED_F_USED) != wrap;
+	return (flags & (PACKED_F_AVAIL | PACKED_F_USED)) ==
+		(wrap ? PACKED_F_AVAIL : PACKED_F_USED);
 }
 
 /* Moves a position on by n (< size) slots, flipping the wrap counter. */
@@ -77,10 +78,53 @@ struct virtq_pwalk {
 	enum vsw_virtq_stat err;
 };
 
-int virtq_pwalk_start(struct vsw_virtq *vq, struct virtq_pwalk *w,
-	uint16_t dir);
 int virtq_pwalk_next(struct vsw_virtq *vq, struct virtq_pwalk *w);
 int virtq_pwalk_skip(struct vsw_virtq *vq, struct virtq_pwalk *w);
+/* The head is an INDIRECT descriptor d: enter its table (checked). */
+int virtq_pwalk_indirect(struct vsw_virtq *vq, struct virtq_pwalk *w,
+	const struct vring_packed_desc *d);
+
+/*
+ * Starts the walk at the avail position, whose head was seen available
+ * (acquire): 0, or -1 with w->err (the chain is bad; virtq_pwalk_finish
+ * still finds its end). Inline: one per chain, and the head needs neither
+ * the lap test nor the length limit of the later slots (virtq_pwalk_next).
+ */
+static __rte_always_inline int
+virtq_pwalk_start(struct vsw_virtq *vq, struct virtq_pwalk *w, uint16_t dir)
+{
+	const volatile struct vring_packed_desc *v =
+		&vq->pdesc[vq->last_avail_idx];
+	uint64_t addr = v->addr;
+	uint32_t len = v->len;
+
+	w->slot = vq->last_avail_idx;
+	w->wrap = vq->avail_wrap;
+	w->ring_n = 1;
+	w->indirect = false;
+	w->dir = dir;
+	w->id = v->id;
+	w->flags = v->flags;
+	w->left = 0;
+	w->err = VSW_VIRTQ_STAT__MAX;
+	vq->budget--;
+	if (unlikely(w->flags & VRING_DESC_F_INDIRECT)) {
+		struct vring_packed_desc d = {addr, len, w->id, w->flags};
+
+		return virtq_pwalk_indirect(vq, w, &d) < 0 ? -1 : 0;
+	}
+	if (unlikely(len == 0)) {
+		w->err = VSW_VIRTQ_STAT_ERR_DESC_ZERO_LEN;
+		return -1;
+	}
+	if (unlikely((w->flags & VRING_DESC_F_WRITE) != dir)) {
+		w->err = VSW_VIRTQ_STAT_ERR_DESC_WRONG_DIR;
+		return -1;
+	}
+	w->gpa = addr;
+	w->left = len;
+	return 0;
+}
 
 /*
  * Skips the rest of the chain's ring slots (a chain used only in part, or
@@ -91,9 +135,8 @@ int virtq_pwalk_skip(struct vsw_virtq *vq, struct virtq_pwalk *w);
 static __rte_always_inline int
 virtq_pwalk_finish(struct vsw_virtq *vq, struct virtq_pwalk *w)
 {
-	if (likely(!(w->flags & VRING_DESC_F_NEXT) &&
-		    w->err != VSW_VIRTQ_STAT_ERR_DESC_NOT_AVAIL &&
-		    w->err != VSW_VIRTQ_STAT_ERR_DESC_LOOP))
+	/* a chain without an end keeps NEXT (virtq_packed_desc.c) */
+	if (likely(!(w->flags & VRING_DESC_F_NEXT)))
 		return 0;
 	return virtq_pwalk_skip(vq, w);
 }
@@ -128,22 +171,24 @@ virtq_pwalk_span(struct vsw_virtq *vq, struct virtq_pwalk *w, uint8_t **p,
 	return 1;
 }
 
+/*
+ * Buffer ids in the shadow (taken this burst): id_stamp[id] == id_gen. The
+ * flush moves id_gen on, which releases them all at once.
+ */
 static __rte_always_inline bool
 packed_id_busy(const struct vsw_virtq *vq, uint16_t id)
 {
-	return (vq->inflight[id >> 6] >> (id & 63)) & 1;
+	return vq->id_stamp[id] == vq->id_gen;
 }
 
+/* id (< size, checked by the caller) is in flight from now on. */
 static __rte_always_inline void
-packed_id_clear(struct vsw_virtq *vq, uint32_t v)
+packed_id_take(struct vsw_virtq *vq, uint16_t id)
 {
-	uint16_t id = PSHADOW_BUF(v);
-
-	if (likely(id < vq->size))
-		vq->inflight[id >> 6] &= ~(1ull << (id & 63));
+	vq->id_stamp[id] = vq->id_gen;
 }
 
-/* A used entry for the end of the burst; its id is now in flight. */
+/* A used entry for the end of the burst (its id taken, or a bad one). */
 static __rte_always_inline void
 virtq_pshadow_push(struct vsw_virtq *vq, uint16_t id, uint32_t ndesc,
 	uint32_t len)
@@ -151,8 +196,6 @@ virtq_pshadow_push(struct vsw_virtq *vq, uint16_t id, uint32_t ndesc,
 	vq->shadow[vq->shadow_n].id = PSHADOW_ID(id, ndesc);
 	vq->shadow[vq->shadow_n].len = len;
 	vq->shadow_n++;
-	if (likely(id < vq->size))
-		vq->inflight[id >> 6] |= 1ull << (id & 63);
 }
 
 /* Drops shadow entries from `from` on (their ids leave flight). */
@@ -161,12 +204,21 @@ virtq_pshadow_trim(struct vsw_virtq *vq, uint32_t from)
 {
 	uint32_t i;
 
-	for (i = from; i < vq->shadow_n; i++)
-		packed_id_clear(vq, vq->shadow[i].id);
+	for (i = from; i < vq->shadow_n; i++) {
+		uint16_t id = PSHADOW_BUF(vq->shadow[i].id);
+
+		if (likely(id < vq->size))
+			vq->id_stamp[id] = 0; /* id_gen is never 0 */
+	}
 	vq->shadow_n = from;
 }
 
-/* virtq_packed_notify.c: write the used descriptors, then kick if asked. */
-void virtq_packed_flush(struct vsw_virtq *vq);
+/*
+ * virtq_packed_notify.c: write the used descriptors, then kick if asked.
+ * batch (a TX burst with IN_ORDER, every entry len 0 with a valid id):
+ * one used descriptor for the whole burst (the last chain's id at the
+ * first chain's slot).
+ */
+void virtq_packed_flush(struct vsw_virtq *vq, bool batch);
 
 #endif /* VSW_VIRTQ_PACKED_H */

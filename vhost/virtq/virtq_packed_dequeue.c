@@ -4,7 +4,8 @@
  * skipped wherever it lies, frame copied through vsw_copy() into chained
  * mbufs from the caller's pool), fed by the packed walker. Chains are
  * taken in ring order while the slot at the avail position is available;
- * each goes back as one used descriptor (len 0) at the end of the burst.
+ * each goes back as one used descriptor (len 0) at the end of the burst,
+ * or, with VIRTIO_F_IN_ORDER, the whole burst as one.
  * With checksum/TSO offloads negotiated the header is kept and mapped onto
  * the mbuf as on split rings (vsw_virtq_net_hdr_to_mbuf).
  *
@@ -147,7 +148,7 @@ palloc_heads(struct rte_mempool *mp, struct rte_mbuf **pkts, uint16_t n)
  */
 static __rte_always_inline int
 pdequeue_one(struct vsw_virtq *vq, struct rte_mempool *mp, struct rte_mbuf *m,
-	bool offl)
+	bool offl, bool *ids_ok)
 {
 	struct vsw_virtio_net_hdr h = {0};
 	struct virtq_pwalk w;
@@ -159,10 +160,14 @@ pdequeue_one(struct vsw_virtq *vq, struct rte_mempool *mp, struct rte_mbuf *m,
 		rte_pktmbuf_reset(m);
 		return -1;
 	}
-	if (unlikely(w.id >= vq->size || packed_id_busy(vq, w.id)) &&
-		rc != VSW_VIRTQ_STAT_DEQ_DROP_BAD_DESC) {
-		rc = VSW_VIRTQ_STAT_DEQ_DROP_BAD_DESC;
-		w.err = VSW_VIRTQ_STAT_ERR_DESC_ID;
+	if (unlikely(w.id >= vq->size || packed_id_busy(vq, w.id))) {
+		*ids_ok = false; /* no batch can name it */
+		if (rc != VSW_VIRTQ_STAT_DEQ_DROP_BAD_DESC) {
+			rc = VSW_VIRTQ_STAT_DEQ_DROP_BAD_DESC;
+			w.err = VSW_VIRTQ_STAT_ERR_DESC_ID;
+		}
+	} else {
+		packed_id_take(vq, w.id);
 	}
 	if (offl && rc == 0)
 		rc = vsw_virtq_net_hdr_to_mbuf(&h, m, vq->features);
@@ -173,13 +178,19 @@ pdequeue_one(struct vsw_virtq *vq, struct rte_mempool *mp, struct rte_mbuf *m,
 	return rc;
 }
 
-/* offl is constant per call site: two specialisations. */
+/*
+ * offl and inorder are constant per call site: four specialisations.
+ * inorder (VIRTIO_F_IN_ORDER): the burst goes back as one used descriptor
+ * unless a chain's id was out of range or already taken (then one each,
+ * as without the feature; that chain is dropped and counted).
+ */
 static __rte_always_inline uint16_t
 pdequeue_burst(struct vsw_virtq *vq, struct rte_mempool *mp,
-	struct rte_mbuf **pkts, uint16_t n, bool offl)
+	struct rte_mbuf **pkts, uint16_t n, bool offl, bool inorder)
 {
 	uint64_t bytes = 0, gso = 0, csum = 0;
 	uint16_t i, count, out = 0;
+	bool ids_ok = true;
 
 	if (unlikely(vq->broken) || n == 0 || !packed_head_ready(vq))
 		return 0;
@@ -197,7 +208,7 @@ pdequeue_burst(struct vsw_virtq *vq, struct rte_mempool *mp,
 			virtq_count(vq, VSW_VIRTQ_STAT_BUDGET_CUT, 1);
 			break;
 		}
-		rc = pdequeue_one(vq, mp, m, offl);
+		rc = pdequeue_one(vq, mp, m, offl, &ids_ok);
 		if (likely(rc == 0)) {
 			bytes += m->pkt_len;
 			out++;
@@ -217,7 +228,7 @@ pdequeue_burst(struct vsw_virtq *vq, struct rte_mempool *mp,
 		virtq_count(vq, VSW_VIRTQ_STAT_DEQ_GSO_PACKETS, gso);
 		virtq_count(vq, VSW_VIRTQ_STAT_DEQ_CSUM_PARTIAL, csum);
 	}
-	virtq_packed_flush(vq);
+	virtq_packed_flush(vq, inorder && ids_ok);
 	return out;
 }
 
@@ -225,21 +236,40 @@ static __rte_noinline uint16_t
 pdequeue_burst_plain(struct vsw_virtq *vq, struct rte_mempool *mp,
 	struct rte_mbuf **pkts, uint16_t n)
 {
-	return pdequeue_burst(vq, mp, pkts, n, false);
+	return pdequeue_burst(vq, mp, pkts, n, false, false);
 }
 
 static __rte_noinline uint16_t
 pdequeue_burst_offl(struct vsw_virtq *vq, struct rte_mempool *mp,
 	struct rte_mbuf **pkts, uint16_t n)
 {
-	return pdequeue_burst(vq, mp, pkts, n, true);
+	return pdequeue_burst(vq, mp, pkts, n, true, false);
+}
+
+static __rte_noinline uint16_t
+pdequeue_burst_plain_inorder(struct vsw_virtq *vq, struct rte_mempool *mp,
+	struct rte_mbuf **pkts, uint16_t n)
+{
+	return pdequeue_burst(vq, mp, pkts, n, false, true);
+}
+
+static __rte_noinline uint16_t
+pdequeue_burst_offl_inorder(struct vsw_virtq *vq, struct rte_mempool *mp,
+	struct rte_mbuf **pkts, uint16_t n)
+{
+	return pdequeue_burst(vq, mp, pkts, n, true, true);
 }
 
 uint16_t
 virtq_packed_dequeue_burst(struct vsw_virtq *vq, struct rte_mempool *mp,
 	struct rte_mbuf **pkts, uint16_t n)
 {
-	if (unlikely(vq->features & VSW_VIRTQ_F_DEQ_OFFLOADS))
+	bool offl = vq->features & VSW_VIRTQ_F_DEQ_OFFLOADS;
+
+	if (vq->in_order) /* fixed per queue, like the features */
+		return offl ? pdequeue_burst_offl_inorder(vq, mp, pkts, n)
+			    : pdequeue_burst_plain_inorder(vq, mp, pkts, n);
+	if (unlikely(offl))
 		return pdequeue_burst_offl(vq, mp, pkts, n);
 	return pdequeue_burst_plain(vq, mp, pkts, n);
 }

@@ -79,8 +79,8 @@ pwalk_table_next(struct vsw_virtq *vq, struct virtq_pwalk *w)
 	return pwalk_take(w, &d, w->dir);
 }
 
-static int
-pwalk_enter_indirect(struct vsw_virtq *vq, struct virtq_pwalk *w,
+int
+virtq_pwalk_indirect(struct vsw_virtq *vq, struct virtq_pwalk *w,
 	const struct vring_packed_desc *d)
 {
 	uint64_t contig;
@@ -103,8 +103,8 @@ pwalk_enter_indirect(struct vsw_virtq *vq, struct virtq_pwalk *w,
 	return pwalk_table_next(vq, w);
 }
 
-/* The ring descriptor at w->slot: the head (checked by the caller) or a
- * later one of the chain, which must be available in the same lap. */
+/* The ring descriptor at w->slot, a later one of the chain (the head is
+ * virtq_pwalk_start's, virtq_packed.h): available in the same lap. */
 static __rte_always_inline int
 pwalk_ring_load(struct vsw_virtq *vq, struct virtq_pwalk *w)
 {
@@ -112,18 +112,20 @@ pwalk_ring_load(struct vsw_virtq *vq, struct virtq_pwalk *w)
 
 	vq->budget--;
 	pdesc_read(&vq->pdesc[w->slot], &d);
-	if (unlikely(w->ring_n != 0 && !packed_avail(d.flags, w->wrap)))
+	if (unlikely(!packed_avail(d.flags, w->wrap)))
 		return pwalk_fail(w, VSW_VIRTQ_STAT_ERR_DESC_NOT_AVAIL);
 	w->flags = d.flags;
 	w->id = d.id;
 	/* chain_lim <= size: a ring of at most CHAIN_MAX has no longer
 	 * chain but a loop; a longer one is skipped (flags kept for it) */
-	if (unlikely(++w->ring_n > vq->chain_lim))
-		return pwalk_fail(w, w->ring_n > vq->size ?
-				VSW_VIRTQ_STAT_ERR_DESC_LOOP :
-				VSW_VIRTQ_STAT_ERR_CHAIN_LEN);
+	if (unlikely(++w->ring_n > vq->chain_lim)) {
+		if (w->ring_n <= vq->size) /* skipped to its end */
+			return pwalk_fail(w, VSW_VIRTQ_STAT_ERR_CHAIN_LEN);
+		w->flags |= VRING_DESC_F_NEXT; /* no end: finish fails */
+		return pwalk_fail(w, VSW_VIRTQ_STAT_ERR_DESC_LOOP);
+	}
 	if (d.flags & VRING_DESC_F_INDIRECT)
-		return pwalk_enter_indirect(vq, w, &d);
+		return virtq_pwalk_indirect(vq, w, &d);
 	return pwalk_take(w, &d, VRING_DESC_F_WRITE);
 }
 
@@ -137,22 +139,6 @@ virtq_pwalk_next(struct vsw_virtq *vq, struct virtq_pwalk *w)
 		return 0;
 	packed_advance(vq, &w->slot, &w->wrap, 1);
 	return pwalk_ring_load(vq, w);
-}
-
-/* The head at the avail position was seen available (acquire). */
-int
-virtq_pwalk_start(struct vsw_virtq *vq, struct virtq_pwalk *w, uint16_t dir)
-{
-	w->slot = vq->last_avail_idx;
-	w->wrap = vq->avail_wrap;
-	w->ring_n = 0;
-	w->indirect = false;
-	w->dir = dir;
-	w->flags = 0;
-	w->id = 0;
-	w->left = 0;
-	w->err = VSW_VIRTQ_STAT__MAX;
-	return pwalk_ring_load(vq, w) < 0 ? -1 : 0;
 }
 
 /* virtq_pwalk_finish's slow path (virtq_packed.h). */

@@ -8,7 +8,9 @@
  * descriptors collect in the shadow and are written once per burst. With
  * checksum/TSO offloads negotiated the header carries the mbuf's offload
  * metadata (vsw_virtq_net_hdr_from_mbuf); without, a packet asking for
- * one is dropped (enq_drop_offload), as on split rings.
+ * one is dropped (enq_drop_offload), as on split rings. cfg.hdr_coalign
+ * writes the header into the mbuf's headroom as on split rings (one copy
+ * run; off by default, measured slower there).
  *
  * Runs on the queue's poller; no locks, no allocation.
  */
@@ -65,6 +67,8 @@ penq_close(struct vsw_virtq *vq, struct penq_pkt *p, uint32_t len)
 		w->err = VSW_VIRTQ_STAT_ERR_DESC_ID;
 		rc = VSW_VIRTQ_STAT_ENQ_DROP_BAD_DESC;
 		len = 0;
+	} else {
+		packed_id_take(vq, w->id);
 	}
 	virtq_pshadow_push(vq, w->id, w->ring_n, len);
 	packed_advance(vq, &vq->last_avail_idx, &vq->avail_wrap, w->ring_n);
@@ -189,6 +193,17 @@ penqueue_one(struct vsw_virtq *vq, struct rte_mbuf *m, bool mrg, bool offl,
 	if (unlikely(rc != PENQ_OK))
 		return rc;
 	hdr[10] = 1; /* num_buffers, patched below when more are used */
+	if (vq->hdr_coalign && RTE_MBUF_DIRECT(m) &&
+		rte_mbuf_refcnt_read(m) == 1 &&
+		rte_pktmbuf_headroom(m) >= vq->hdr_len) {
+		/* as virtq_enqueue.c: header + first segment as one run */
+		uint8_t *h = rte_pktmbuf_mtod(m, uint8_t *) - vq->hdr_len;
+
+		memcpy(h, hdr, vq->hdr_len);
+		sp = h;
+		sl += m->data_len;
+		seg = m->next;
+	}
 	rc = penq_take_chain(vq, &p);
 	if (unlikely(rc != PENQ_OK))
 		goto out;
@@ -312,7 +327,7 @@ penqueue_burst(struct vsw_virtq *vq, struct rte_mbuf **pkts, uint16_t n,
 		virtq_count(vq, VSW_VIRTQ_STAT_ENQ_GSO_PACKETS, gso);
 		virtq_count(vq, VSW_VIRTQ_STAT_ENQ_CSUM_PARTIAL, csum);
 	}
-	virtq_packed_flush(vq);
+	virtq_packed_flush(vq, false); /* RX: one per chain, each its len */
 	return out;
 }
 

@@ -5,6 +5,10 @@
  * written at its chain's first slot, and the flags of the burst's first
  * entry go last, after a release barrier, so the driver (which polls that
  * one slot) sees the whole batch at once (2.8.6 / "Multi-buffer requests").
+ * A TX burst with VIRTIO_F_IN_ORDER is one used descriptor (the last
+ * chain's id at the first chain's slot, "in-order use of descriptors"):
+ * the driver infers the buffers before it, and the device skips the
+ * burst's slots.
  * Then a kick when the driver event area asks: ENABLE always, DISABLE
  * never, DESC (with EVENT_IDX) when the descriptor at off/wrap was among
  * those just used.
@@ -16,6 +20,11 @@
  * Runs on the queue's poller. The driver event area may hold anything: it
  * only decides whether to kick.
  */
+#include <stddef.h>
+#include <string.h>
+
+#include <rte_byteorder.h>
+
 #include "virtq_packed.h"
 
 /* A position with its wrap counter on a 2*size circle (wrap 1 is lap 0). */
@@ -67,14 +76,86 @@ used_flags(bool wrap, uint32_t len)
 		(len != 0 ? VRING_DESC_F_WRITE : 0));
 }
 
-void
-virtq_packed_flush(struct vsw_virtq *vq)
+/*
+ * len, id and flags (lap: AVAIL | USED of its lap, or 0; WRITE added when
+ * len > 0) of a used descriptor that is not the batch's first: its flags
+ * need no order of their own (the first one's release covers them), so
+ * one 8-byte store where the ring's byte order is the CPU's.
+ */
+static __rte_always_inline void
+used_write(struct vring_packed_desc *d, uint16_t id, uint32_t len,
+	uint16_t lap)
 {
-	struct vring_packed_desc *first;
-	uint16_t idx = vq->last_used_idx;
-	bool wrap = vq->used_wrap;
-	uint16_t first_flags;
-	uint32_t i;
+#if RTE_BYTE_ORDER == RTE_LITTLE_ENDIAN
+	uint64_t v = len | (uint64_t)id << 32 | (uint64_t)lap << 48 |
+		(uint64_t)(len != 0) << (48 + 1);
+
+	RTE_BUILD_BUG_ON(VRING_DESC_F_WRITE != 1u << 1);
+	memcpy((uint8_t *)d + offsetof(struct vring_packed_desc, len), &v,
+		sizeof(v));
+#else
+	d->id = id;
+	d->len = len;
+	__atomic_store_n(&d->flags, (uint16_t)(lap | (len != 0 ?
+		VRING_DESC_F_WRITE : 0)), __ATOMIC_RELAXED);
+#endif
+}
+
+/* The burst's ids leave flight: a new stamp (a full lap: clear them). */
+static __rte_always_inline void
+ids_release(struct vsw_virtq *vq)
+{
+	if (unlikely(++vq->id_gen == 0)) {
+		memset(vq->id_stamp, 0, vq->size * sizeof(vq->id_stamp[0]));
+		vq->id_gen = 1;
+	}
+}
+
+/* The shadow's descriptors, the first one's flags last; returns the ring
+ * slots their chains took. batch: one descriptor for all (see header). */
+static __rte_always_inline uint32_t
+used_write_all(struct vsw_virtq *vq, bool batch)
+{
+	struct vring_packed_desc *first = &vq->pdesc[vq->last_used_idx];
+	uint32_t i, n = vq->shadow_n, slots, at;
+	uint16_t lap;
+
+	if (batch) {
+		first->id = PSHADOW_BUF(vq->shadow[n - 1].id);
+		first->len = 0;
+		__atomic_store_n(&first->flags, used_flags(vq->used_wrap, 0),
+			__ATOMIC_RELEASE);
+		for (i = 0, slots = 0; i < n; i++)
+			slots += PSHADOW_NDESC(vq->shadow[i].id);
+		return slots;
+	}
+	first->id = PSHADOW_BUF(vq->shadow[0].id);
+	first->len = vq->shadow[0].len;
+	slots = PSHADOW_NDESC(vq->shadow[0].id);
+	at = vq->last_used_idx + slots;
+	lap = used_flags(vq->used_wrap, 0);
+	for (i = 1; i < n; i++) {
+		uint32_t v = vq->shadow[i].id;
+
+		if (at >= vq->size) { /* the burst crosses the ring's end */
+			at -= vq->size;
+			lap ^= PACKED_F_AVAIL | PACKED_F_USED;
+		}
+		used_write(&vq->pdesc[at], PSHADOW_BUF(v), vq->shadow[i].len,
+			lap);
+		at += PSHADOW_NDESC(v);
+		slots += PSHADOW_NDESC(v);
+	}
+	/* the batch becomes visible with its first descriptor's flags */
+	__atomic_store_n(&first->flags,
+		used_flags(vq->used_wrap, vq->shadow[0].len), __ATOMIC_RELEASE);
+	return slots;
+}
+
+void
+virtq_packed_flush(struct vsw_virtq *vq, bool batch)
+{
+	uint32_t slots;
 
 	if (vq->shadow_n == 0) {
 		/* chains copied into, then rolled back, were written too */
@@ -82,35 +163,15 @@ virtq_packed_flush(struct vsw_virtq *vq)
 			virtq_log_flush(vq);
 		return;
 	}
-	first = &vq->pdesc[idx];
-	first->id = PSHADOW_BUF(vq->shadow[0].id);
-	first->len = vq->shadow[0].len;
-	first_flags = used_flags(wrap, vq->shadow[0].len);
-	packed_id_clear(vq, vq->shadow[0].id);
-	packed_advance(vq, &idx, &wrap, PSHADOW_NDESC(vq->shadow[0].id));
-	for (i = 1; i < vq->shadow_n; i++) {
-		struct vring_packed_desc *d = &vq->pdesc[idx];
-		uint32_t v = vq->shadow[i].id;
-
-		d->id = PSHADOW_BUF(v);
-		d->len = vq->shadow[i].len;
-		__atomic_store_n(&d->flags, used_flags(wrap, vq->shadow[i].len),
-			__ATOMIC_RELAXED);
-		packed_id_clear(vq, v);
-		packed_advance(vq, &idx, &wrap, PSHADOW_NDESC(v));
-	}
-	/* the batch becomes visible with its first descriptor's flags */
-	__atomic_store_n(&first->flags, first_flags, __ATOMIC_RELEASE);
+	slots = used_write_all(vq, batch);
 	vq->shadow_n = 0;
+	ids_release(vq);
 	if (unlikely(virtq_logging(vq))) {
-		uint16_t from = vq->last_used_idx;
-
-		virtq_log_pdesc(vq, from, (uint32_t)idx - from +
-				(wrap != vq->used_wrap ? vq->size : 0));
+		virtq_log_pdesc(vq, vq->last_used_idx, batch ? 1 : slots);
 		virtq_log_flush(vq);
 	}
-	vq->last_used_idx = idx;
-	vq->used_wrap = wrap;
+	/* a batch skips its chains' later slots too */
+	packed_advance(vq, &vq->last_used_idx, &vq->used_wrap, slots);
 	/* store-load order: the flags before the driver event area */
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
 	if (packed_wants_kick(vq) && vq->notify != NULL) {

@@ -73,11 +73,13 @@ struct vsw_virtq {
 	bool packed;           /* VSW_VIRTIO_F_RING_PACKED: virtq_packed*.c */
 	bool avail_wrap;       /* packed: the device's wrap counters */
 	bool used_wrap;
-	bool in_order;         /* split + VSW_VIRTIO_F_IN_ORDER: virtq_inorder.c */
+	bool in_order;         /* VSW_VIRTIO_F_IN_ORDER: virtq_inorder.c (split),
+				* batched TX used descriptors (packed) */
+	uint16_t id_gen;       /* packed: this burst's stamp in id_stamp */
 	const uint16_t *used_event; /* avail->ring[size], with EVENT_IDX */
 	vsw_virtq_notify_fn notify;
 	void *notify_ctx;
-	uint64_t *inflight;    /* packed: bitmap of buffer ids in the shadow */
+	uint16_t *id_stamp;    /* packed: [id] == id_gen: id in the shadow */
 	uint8_t *log;          /* dirty log (cfg.log_base), NULL: off */
 	uint64_t log_size;     /* bytes */
 	uint64_t used_gpa;     /* for logging used-ring writes (packed: the

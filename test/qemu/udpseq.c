@@ -34,7 +34,8 @@
 static uint64_t
 word(uint64_t nonce, uint64_t seq, uint64_t i)
 {
-	return (seq * 0x9e3779b97f4a7c15ull) ^ (nonce + i * 0xff51afd7ed558ccdull);
+	return (seq * 0x9e3779b97f4a7c15ull) ^
+	       (nonce + i * 0xff51afd7ed558ccdull);
 }
 
 static void
@@ -147,17 +148,18 @@ do_recv(int port, double secs, uint64_t nonce)
 		n = recv(fd, w, sizeof(w), 0);
 		if (n < 0)
 			continue;
-		if (n == 24 && w[0] == nonce && w[1] == END && w[2] ==
-			word(nonce, END, 2)) {
+		if (n == 24 && w[0] == nonce && w[1] == END &&
+			w[2] == word(nonce, END, 2)) {
 			ended = 1;
 			continue;
 		}
 		why = judge(w, n, nonce, have_last, last);
 		if (why != NULL) {
 			if (bad++ < SHOW)
-				printf("udpseq: BAD %s: len %zd nonce %#llx seq "
-				       "%llu after %llu\n", why, n,
-					(unsigned long long)w[0],
+				printf("udpseq: BAD %s: len %zd nonce %#llx "
+				       "seq "
+				       "%llu after %llu\n",
+					why, n, (unsigned long long)w[0],
 					(unsigned long long)w[1],
 					(unsigned long long)last);
 			continue;
@@ -182,8 +184,10 @@ main(int argc, char **argv)
 		size_t size = strtoul(argv[6], NULL, 0);
 
 		if (size < 24 || size % 8 != 0 || size > MAX_SIZE) {
-			fprintf(stderr, "udpseq: SIZE: a multiple of 8 in "
-					"[24, %d]\n", MAX_SIZE);
+			fprintf(stderr,
+				"udpseq: SIZE: a multiple of 8 in "
+				"[24, %d]\n",
+				MAX_SIZE);
 			return 2;
 		}
 		return do_send(argv[2], atoi(argv[3]), atof(argv[4]),

@@ -227,7 +227,7 @@ class Rig:
         duplicate, udpseq sees its sequence go backwards (or another
         round's stream, or a payload not its sequence's)."""
         self.nonce = (self.gen << 32) | random.getrandbits(32)
-        secs = self.args.ping_s + 2
+        secs = self.args.ping_s  # as long as the pings: no longer round
         self.vm1.check("rm -f /tmp/udp.out; udpseq recv %d %d %d >/tmp/"
                        "udp.out 2>&1 & n=0; until grep -q listening /tmp/"
                        "udp.out 2>/dev/null; do usleep 20000; n=$((n+1)); "

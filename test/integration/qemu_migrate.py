@@ -44,6 +44,7 @@ usage: qemu_migrate.py --build BUILD_DIR [--rounds N] [--mib N]
 """
 import argparse
 import os
+import random
 import re
 import sys
 import tempfile
@@ -60,6 +61,7 @@ MAC1, MAC2 = "52:54:00:13:00:01", "52:54:00:13:00:02"
 IP1, IP2 = "169.254.7.1", "169.254.7.2"
 VM1_PORTS = ("vm1-s0", "vm1-s1", "vm1-c0", "vm1-c1")
 PING_MS = 20
+UDP_PORT = 5002
 # the streams are under way: bytes, not packets (with TSO negotiated a
 # 64 KiB segment is one packet, and 8 MiB is a few hundred of them)
 GATE_BYTES = 1 << 20
@@ -211,8 +213,50 @@ class Rig:
                     "|| exit 1; done")
         self.vm2.check("ping -i 0.%03d -w %d %s >/tmp/ping.out 2>&1 &" % (
             PING_MS, self.args.ping_s, IP1))
+        self.udp_start()
         self.vm1.check("nc %s 5001 </tmp/tx >/dev/null 2>&1 &" % IP2)
         self.vm2.check("nc %s 5001 </tmp/tx >/dev/null 2>&1 &" % IP1)
+
+    def udp_start(self):
+        """vm2 -> vm1: a sequence-numbered UDP stream at a steady rate for
+        the whole round (test/qemu/udpseq.c), so RX buffers are in flight
+        at the switch-over: written by vswd after QEMU's last dirty-log
+        sync, not yet taken by vm1's driver when its vCPU stops. Without
+        their pages in the log the destination has their old contents,
+        most often an older, self-consistent frame: TCP drops it as a
+        duplicate, udpseq sees its sequence go backwards (or another
+        round's stream, or a payload not its sequence's)."""
+        self.nonce = (self.gen << 32) | random.getrandbits(32)
+        secs = self.args.ping_s  # as long as the pings: no longer round
+        self.vm1.check("rm -f /tmp/udp.out; udpseq recv %d %d %d >/tmp/"
+                       "udp.out 2>&1 & n=0; until grep -q listening /tmp/"
+                       "udp.out 2>/dev/null; do usleep 20000; n=$((n+1)); "
+                       "[ $n -lt 250 ] || exit 1; done" % (
+                           UDP_PORT, secs + 10, self.nonce))
+        self.vm2.check("udpseq send %s %d %d %d %d %d >/tmp/udps.out 2>&1 &"
+                       % (IP1, UDP_PORT, self.args.udp_pps, secs,
+                          self.args.udp_size, self.nonce))
+
+    def udp_check(self, tag):
+        out = self.vm1.check("n=0; until grep -q received /tmp/udp.out; do "
+                             "usleep 50000; n=$((n+1)); [ $n -lt 600 ] || "
+                             "exit 1; done; cat /tmp/udp.out", 60)
+        sent = self.vm2.check("n=0; until grep -q sent /tmp/udps.out; do "
+                              "usleep 50000; n=$((n+1)); [ $n -lt 200 ] || "
+                              "exit 1; done; cat /tmp/udps.out", 30)
+        for line in out.splitlines():
+            if "BAD" in line:
+                print("%s: %s" % (tag, line.strip()))
+        m = re.search(r"received (\d+) lost (\d+) bad (\d+)", out)
+        n = re.search(r"sent (\d+)", sent)
+        got, lost, bad = (int(m.group(i)) for i in (1, 2, 3))
+        print("%s: UDP vm2 -> vm1 %d datagrams of %d B at %d/s: %d received"
+              ", %d lost, %d stale or corrupt" % (
+                  tag, int(n.group(1)), self.args.udp_size,
+                  self.args.udp_pps, got, lost, bad))
+        self.c.check(bad == 0 and got > 0, "%s: UDP stream into vm1 across "
+                     "the migration: no datagram stale, repeated or not its "
+                     "sequence's (%d bad, %d received)" % (tag, bad, got))
 
     def traffic_check(self, tag):
         for src, dst in ((self.vm1, self.vm2), (self.vm2, self.vm1)):
@@ -226,6 +270,7 @@ class Rig:
             self.c.check(got == want, "%s: %s -> %s md5 of %d MiB across "
                          "the migration" % (tag, src.name, dst.name,
                                             self.args.mib))
+        self.udp_check(tag)
         out = self.vm2.check("n=0; until grep -q 'packets received' "
                              "/tmp/ping.out; do usleep 50000; n=$((n+1)); "
                              "[ $n -lt 600 ] || exit 1; done; cat "
@@ -304,18 +349,11 @@ class Rig:
               "switch-over: %d bytes to vm1, %d from it" % ((tag,) + during))
         if paused:
             qemu_guest.wait_status(dst_qmp, "paused")
-            size = MEM_MIB << 20
-            a = qemu_guest.ram_digest(src_qmp, size, os.path.join(
-                self.tmp, "ram-src-%d.bin" % r), keep=self.args.keep)
-            b = qemu_guest.ram_digest(dst_qmp, size, os.path.join(
-                self.tmp, "ram-dst-%d.bin" % r), keep=self.args.keep)
-            diff = [i for i in range(len(a)) if a[i] != b[i]]
-            print("%s: guest RAM compared, %d of %d pages differ%s" % (
-                tag, len(diff), len(a), (" (first at %#x)" % (diff[0] * 4096))
-                if diff else ""))
-            self.c.check(len(diff) == 0 and len(a) == len(b),
-                         "%s: destination RAM == source RAM after the "
-                         "migration (%d pages differ)" % (tag, len(diff)))
+            diff = ram_compare(tag, src_qmp, dst_qmp, self.tmp, r,
+                               self.args.keep)
+            self.c.check(not diff, "%s: destination RAM == source RAM "
+                         "after the migration (%d pages differ)" % (
+                             tag, len(diff)))
             dst_qmp.cmd("cont")
         qemu_guest.attach_agent(dst)
         try:
@@ -330,6 +368,7 @@ class Rig:
                   tag, st.get("total-time", -1), st.get("downtime", "?"),
                   st.get("ram", {}).get("transferred", 0) >> 20,
                   seen["pages"]))
+        print("%s: RAM passes: %s" % (tag, ram_stats(st)))
         self.c.check(seen["pages"] > 0 and seen["logging"] == 2,
                      "%s: the source port logged dirty pages (%d), both "
                      "vrings logging during the migration (%d)" % (
@@ -377,6 +416,79 @@ class Rig:
             self.vswd.stop()
 
 
+def ram_stats(st):
+    """What the RAM passes sent (query-migrate): pages with data, zero
+    pages, dirty-bitmap syncs."""
+    r = st.get("ram", {})
+    return "%d pages sent with data, %d zero, %d syncs" % (
+        r.get("normal", -1), r.get("duplicate", -1),
+        r.get("dirty-sync-count", -1))
+
+
+def ram_compare(tag, src_qmp, dst_qmp, tmp, r, keep):
+    """Both ends' guest RAM page by page (the destination paused): the
+    indexes of the pages that differ."""
+    size = MEM_MIB << 20
+    a = qemu_guest.ram_digest(src_qmp, size, os.path.join(
+        tmp, "ram-src-%d.bin" % r), keep=keep)
+    b = qemu_guest.ram_digest(dst_qmp, size, os.path.join(
+        tmp, "ram-dst-%d.bin" % r), keep=keep)
+    diff = [i for i in range(min(len(a), len(b))) if a[i] != b[i]]
+    if len(a) != len(b):
+        diff.append(-1)
+    print("%s: guest RAM compared, %d of %d pages differ%s" % (
+        tag, len(diff), len(a), (" (at %s%s)" % (" ".join(
+            "%#x" % (i * 4096) for i in diff[:16]),
+            " ..." if len(diff) > 16 else "")) if diff else ""))
+    return diff
+
+
+def control(args, tmp, c):
+    """--control: the same guest with no NIC at all (no vswd, no
+    vhost-user), busy writing memory, migrated --rounds times with the
+    destination paused and both ends' RAM compared: whether a mismatch
+    needs vsw at all."""
+    img = qemu_guest.image()
+    qp = os.path.join(tmp, "qemu-vm1-0.qmp")
+    vm = QemuGuest("vm1-0", img, [], tmp, mem=MEM_MIB,
+                   extra=qemu_guest.qmp_args(qp))
+    vm.wait_ready()
+    qmp = Qmp(qp)
+    try:
+        # the load migrates with the guest: it runs all along
+        vm.check("dd if=/dev/urandom of=/tmp/tx bs=1M count=%d 2>/dev/null"
+                 "; (while :; do md5sum /tmp/tx; cp /tmp/tx /tmp/ty; done) "
+                 ">/dev/null 2>&1 &" % args.mib, 120)
+        for r in range(args.rounds):
+            time.sleep(args.lead_s)
+            uri = "unix:%s" % os.path.join(tmp, "mig-%d.sock" % (r + 1))
+            dst = qemu_guest.incoming_guest(
+                "vm1-%d" % (r + 1), img, [], tmp, uri, paused=True,
+                mem=MEM_MIB)
+            dst_qmp = Qmp(dst.qmp_path)
+            st = qemu_guest.migrate(qmp, uri,
+                                    bandwidth=args.mig_mibps << 20)
+            qemu_guest.wait_status(dst_qmp, "paused")
+            tag = "control round %d" % r
+            print("%s: migration %d ms (downtime %s ms), %s" % (
+                tag, st.get("total-time", -1), st.get("downtime", "?"),
+                ram_stats(st)))
+            diff = ram_compare(tag, qmp, dst_qmp, tmp, r, args.keep)
+            c.check(not diff, "%s: destination RAM == source RAM (%d pages"
+                    " differ)" % (tag, len(diff)))
+            dst_qmp.cmd("cont")
+            qemu_guest.attach_agent(dst)
+            try:
+                qmp.cmd("quit")
+            except Exception:  # noqa: BLE001 -- it may close first
+                pass
+            qmp.close()
+            vm.kill()
+            vm, qmp = dst, dst_qmp
+    finally:
+        vm.kill()
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--build", required=True)
@@ -398,8 +510,15 @@ def main():
                     "(~75 MiB) then takes ~1 s, all of it with logging on "
                     "under traffic (uncapped it took ~70 ms: the source "
                     "port could log nothing before the switch-over)")
+    ap.add_argument("--udp-pps", type=int, default=2000,
+                    help="datagrams per second of the UDP stream vm2 -> vm1")
+    ap.add_argument("--udp-size", type=int, default=1024,
+                    help="bytes of UDP payload per datagram")
     ap.add_argument("--port-opts", default="",
                     help="options for every port-add (' offloads=off')")
+    ap.add_argument("--control", action="store_true",
+                    help="no vswd: a guest without a NIC, migrated --rounds "
+                    "times, RAM compared each time (is a mismatch vsw's?)")
     ap.add_argument("--keep", action="store_true")
     ap.add_argument("--eal", action="append", default=[],
                     help="more EAL options for vswd (log levels)")
@@ -413,6 +532,14 @@ def main():
     c = Checks()
     print("temp dir %s, %d rounds, announce by %s" % (tmp, args.rounds,
                                                      args.announce))
+    if args.control:
+        try:
+            control(args, tmp, c)
+        except Exception as e:  # noqa: BLE001 -- report, clean up, fail
+            c.fail("ERROR: %s" % e)
+        for f in c.failures:
+            print("failed: %s" % f)
+        return c.finish(tmp, args.keep)
     rig = Rig(args, tmp, c)
     t0 = time.monotonic()
     try:

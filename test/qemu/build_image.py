@@ -17,7 +17,9 @@ Debian's kernel and an initramfs of our own, cached between runs.
            package fetched and unpacked the same way (the host's
            /usr/sbin/ethtool when apt cannot fetch it), with the shared
            libraries and loader ldd names for it, from the host, at their
-           paths
+           paths; and udpseq (test/qemu/udpseq.c, a sequence-numbered
+           UDP stream: qemu_migrate.py's stale-data check), built static
+           with the host's cc
 
 Cache: $VSW_QEMU_CACHE, else $XDG_CACHE_HOME/vsw/qemu-guest (default
 ~/.cache/vsw/qemu-guest), one directory per kernel package version and
@@ -43,6 +45,7 @@ import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 INIT = os.path.join(HERE, "init.sh")
+UDPSEQ = os.path.join(HERE, "udpseq.c")
 META = "linux-image-amd64"
 # the modules /init loads (their dependencies come from modules.dep)
 MODULES = ("virtio_pci", "virtio_net")
@@ -94,7 +97,7 @@ def kernel_package():
 
 def builder_hash():
     h = hashlib.sha256()
-    for p in (INIT, os.path.abspath(__file__)):
+    for p in (INIT, UDPSEQ, os.path.abspath(__file__)):
         with open(p, "rb") as f:
             h.update(f.read())
     return h.hexdigest()[:10]
@@ -224,7 +227,15 @@ def add_binary(c, binary, dest):
         c.file(dest, f.read(), 0o755)
 
 
-def build_initrd(root, kver, out, ethtool=None):
+def build_udpseq(tmp):
+    """test/qemu/udpseq.c built static (glibc's libc.a: libc6-dev)."""
+    out = os.path.join(tmp, "udpseq")
+    cc = os.environ.get("CC", "cc")
+    run([cc, "-static", "-O2", "-Wall", "-Werror", "-o", out, UDPSEQ])
+    return out
+
+
+def build_initrd(root, kver, out, ethtool=None, udpseq=None):
     moddir = os.path.join(root, "lib", "modules", kver)
     # the package ships no modules.dep: depmod writes one into the tree
     run([BUSYBOX, "depmod", "-b", root, kver])
@@ -247,6 +258,9 @@ def build_initrd(root, kver, out, ethtool=None):
     c.file("lib/modules/load.order", ("\n".join(names) + "\n").encode())
     if ethtool is not None:
         add_binary(c, ethtool, "bin/ethtool")
+    if udpseq is not None:
+        with open(udpseq, "rb") as f:
+            c.file("bin/udpseq", f.read(), 0o755)
     with gzip.open(out, "wb", compresslevel=6) as f:
         f.write(c.close())
     return names
@@ -332,12 +346,13 @@ def ensure(cache=None, force=False, log=print):
             shutil.copyfile(os.path.join(boot, "vmlinuz-" + kver),
                             os.path.join(out, kfile))
         ethtool = fetch_ethtool(tmp, log)
+        udpseq = build_udpseq(tmp)
         mods = build_initrd(unpacked, kver, os.path.join(out, "initrd.img"),
-                            ethtool)
+                            ethtool, udpseq)
         with open(os.path.join(out, "manifest.json"), "w") as f:
             json.dump({"package": pkg[0], "version": pkg[1], "kver": kver,
                        "modules": mods, "key": key,
-                       "ethtool": ethtool is not None,
+                       "ethtool": ethtool is not None, "udpseq": True,
                        "kernel_file": kfile}, f, indent=1)
         if force:
             shutil.rmtree(dest, ignore_errors=True)

@@ -496,7 +496,7 @@ def main():
     ap.add_argument("--mib", type=int, default=8)
     ap.add_argument("--compare-every", type=int, default=3,
                     help="rounds 0, N, 2N ... start the destination paused "
-                    "and compare both ends' RAM (about 10 s each)")
+                    "and compare both ends' RAM (about 10 s each); 0: never")
     ap.add_argument("--announce", choices=("rarp", "guest"), default="rarp")
     ap.add_argument("--ping-s", type=int, default=8,
                     help="seconds of pings per round")
@@ -545,7 +545,8 @@ def main():
     try:
         rig.start()
         for r in range(args.rounds):
-            rig.migrate_once(r, paused=(r % args.compare_every == 0))
+            rig.migrate_once(r, paused=(args.compare_every > 0
+                                        and r % args.compare_every == 0))
         rig.stop()
     except Exception as e:  # noqa: BLE001 -- report, clean up, fail
         c.fail("ERROR: %s" % e)

@@ -210,7 +210,10 @@ random_rule(char *buf, size_t len)
 	int kind = rand() % 8;
 
 	switch (rand() % 8) {
-	case 0: case 1: case 2: case 3:
+	case 0:
+	case 1:
+	case 2:
+	case 3:
 		snprintf(act, sizeof(act), "output:%u", o1);
 		break;
 	case 4:
@@ -228,7 +231,9 @@ random_rule(char *buf, size_t len)
 	}
 	if (in < N_PORTS)
 		snprintf(match, sizeof(match), "in_port=%u%s", in,
-			kind < 5 ? "" : kind == 5 ? ",udp" : ",ip,nw_dst=10.0.0.2");
+			kind < 5    ? ""
+			: kind == 5 ? ",udp"
+				    : ",ip,nw_dst=10.0.0.2");
 	else
 		snprintf(match, sizeof(match), "%s",
 			kind < 4 ? "udp" : "ip,nw_dst=10.0.0.1");
@@ -247,7 +252,8 @@ random_change(struct ctx *a, struct ctx *b)
 		random_rule(text, sizeof(text));
 		parse(text, 0, &r);
 		for (int i = 0; i < 2; i++)
-			assert_int_equal(vsw_switch_rules_add(both[i]->sw, &r, 1), 0);
+			assert_int_equal(
+				vsw_switch_rules_add(both[i]->sw, &r, 1), 0);
 		return;
 	}
 	random_rule(text, sizeof(text));
@@ -257,7 +263,8 @@ random_change(struct ctx *a, struct ctx *b)
 	parse(text, VSW_RULE_PARSE_MATCH_ONLY, &r);
 	for (int i = 0; i < 2; i++)
 		rc[i] = op == 4 ? vsw_switch_rule_del(both[i]->sw, &r)
-				: vsw_switch_rules_del_matching(both[i]->sw, &r);
+				: vsw_switch_rules_del_matching(
+					  both[i]->sw, &r);
 	assert_int_equal(rc[0], rc[1]);
 }
 
@@ -322,11 +329,12 @@ compare_counters(struct ctx *a, struct ctx *b, uint64_t *pair_hits)
 	pmd_stats(b, 0, &sb);
 	assert_int_equal(sb.c[VSW_PMD_PAIR_HIT], 0);
 	assert_int_equal(sa.c[VSW_PMD_EMC_HIT] + sa.c[VSW_PMD_CLS_HIT] +
-			sa.c[VSW_PMD_PAIR_HIT],
+				 sa.c[VSW_PMD_PAIR_HIT],
 		sb.c[VSW_PMD_EMC_HIT] + sb.c[VSW_PMD_CLS_HIT]);
 	for (i = 0; i < VSW_PMD_N_COUNTERS; i++) {
 		if (i == VSW_PMD_EMC_HIT || i == VSW_PMD_CLS_HIT ||
-			i == VSW_PMD_PAIR_HIT || i == VSW_PMD_SUBTABLE_LOOKUPS ||
+			i == VSW_PMD_PAIR_HIT ||
+			i == VSW_PMD_SUBTABLE_LOOKUPS ||
 			(i >= VSW_PMD_ITER_BUSY && i <= VSW_PMD_CYCLES_SLEEP))
 			continue;
 		if (sa.c[i] != sb.c[i])
@@ -361,8 +369,10 @@ test_pair_random_vs_normal(void **state)
 			struct vsw_rule r;
 
 			parse("priority=1,in_port=0,actions=output:1", 0, &r);
-			assert_int_equal(vsw_switch_rules_replace(a->sw, &r, 1), 0);
-			assert_int_equal(vsw_switch_rules_replace(b->sw, &r, 1), 0);
+			assert_int_equal(
+				vsw_switch_rules_replace(a->sw, &r, 1), 0);
+			assert_int_equal(
+				vsw_switch_rules_replace(b->sw, &r, 1), 0);
 		}
 		random_change(a, b);
 		for (k = 0; k < 3; k++)

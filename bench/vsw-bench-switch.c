@@ -19,6 +19,7 @@
  */
 #include <arpa/inet.h>
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -199,6 +200,8 @@ struct scenario {
 	uint16_t len; /* frame bytes; 0: PKT_LEN */
 	int overlay;  /* OV_ENCAP: in is a domain port, out the underlay;
 		       * OV_DECAP: in is the underlay, out a domain port */
+	const char *rule; /* the one rule, whole (instead of actions) */
+	bool no_pair;     /* cfg.no_port_pair */
 };
 
 enum { OV_NONE, OV_ENCAP, OV_DECAP };
@@ -284,6 +287,7 @@ run(const struct scenario *sc, unsigned bursts, unsigned runs)
 	cfg.emc_entries = sc->emc_inv_prob ? 8192 : 0;
 	cfg.emc_insert_inv_prob = sc->emc_inv_prob;
 	cfg.max_rules = 4096;
+	cfg.no_port_pair = sc->no_pair;
 	sw = vsw_switch_create(&cfg);
 	if (sw == NULL ||
 		vsw_switch_port_add(sw, "in", &sink_ops, &s0, 1, 1) != 0 ||
@@ -295,7 +299,10 @@ run(const struct scenario *sc, unsigned bursts, unsigned runs)
 		char rule[160];
 
 		flow_4sub(f % sc->flows, &spec, rule, sizeof(rule));
-		if (sc->actions != NULL) { /* one rule for every flow */
+		if (sc->rule != NULL) {
+			if (f == 0)
+				add_rule(sw, sc->rule);
+		} else if (sc->actions != NULL) { /* one rule for every flow */
 			if (f == 0) {
 				snprintf(rule, sizeof(rule), "ip,actions=%s",
 					sc->actions);
@@ -374,6 +381,12 @@ main(int argc, char **argv)
 			OV_DECAP},
 		{"plain output:1, 1518 B, EMC on", 1, 1, "output:1", "", 0,
 			1518},
+		{.name = "in_port=in,output:1 port pair, 64 B", .flows = 1,
+			.emc_inv_prob = 1, .target = "", .len = 64,
+			.rule = "in_port=in,actions=output:1"},
+		{.name = "in_port=in,output:1 EMC, no pair",
+			.flows = 1, .emc_inv_prob = 1, .target = "", .len = 64,
+			.rule = "in_port=in,actions=output:1", .no_pair = true},
 		{"vxlan encap (domain->VTEP), 1518 B", 1, 1, NULL, "", 0, 1518,
 			OV_ENCAP},
 		{"vxlan decap (VTEP->domain), 1518 B", 1, 1, NULL, "", 0, 1518,

@@ -128,7 +128,7 @@ def guest_size(g, size, tx_first):
 class VswdBackend:
     name = "vswd"
 
-    def __init__(self, args, tmp, tag, config=True):
+    def __init__(self, args, tmp, tag, config=True, build=None):
         tag = "%s%d" % (tag, next(SEQ))
         run = os.path.join(tmp, "run-" + tag)
         os.makedirs(run)
@@ -138,7 +138,7 @@ class VswdBackend:
             with open(cfg, "w") as f:
                 f.write("port-add vm1 vhost-user\nport-add vm2 vhost-user\n")
                 f.write("".join("flow-add %s\n" % r for r in XCONNECT))
-        self.v = Vswd(args.build, run, tmp, tag, config=cfg)
+        self.v = Vswd(build or args.build, run, tmp, tag, config=cfg)
         self.p = self.v.p
         self.v.ready()
         self.socks = [os.path.join(run, n + ".sock") for n in ("vm1", "vm2")]
@@ -383,11 +383,13 @@ def quick(args, tmp):
 
 # ---- full ----
 
-def run_vswd_pvp(args, tmp, res, sizes, mode="pvp"):
+def run_vswd_pvp(args, tmp, res, sizes, mode="pvp", build=None,
+                 name="vswd"):
     """mode pvp: io guest, in_port and in_port,udp rules (and normal,
     with --copy-impls every copy implementation); mac: the MAC-rewriting
-    guest, normal."""
-    be = VswdBackend(args, tmp, "pvp")
+    guest, normal. build/name: another vswd build (--ref-build), its
+    points labelled name."""
+    be = VswdBackend(args, tmp, "pvp", build=build)
 
     def body(g):
         impls = [i["name"] for i in be.v.ctl("copy-impl-show --json")
@@ -403,7 +405,7 @@ def run_vswd_pvp(args, tmp, res, sizes, mode="pvp"):
                 be.set_rules(rules)
                 be.v.ctl("emc-set " + emc)
                 be.v.ctl("copy-impl-set " + impl)
-                label = "vswd %s emc %s" % (rules, emc) + (
+                label = "%s %s emc %s" % (name, rules, emc) + (
                     "" if impl == "auto" else " copy " + impl)
                 r = measure(args, be, size)
                 res.setdefault((size, mode, label), []).append(r)
@@ -411,8 +413,8 @@ def run_vswd_pvp(args, tmp, res, sizes, mode="pvp"):
             be.v.ctl("copy-impl-set auto")
             be.v.ctl("emc-set on")
 
-    log("vswd shutdown: %s" % with_guest(args, tmp, be, "v" + mode, mode,
-                                         body)[1])
+    log("%s shutdown: %s" % (name, with_guest(args, tmp, be, "v" + mode,
+                                              mode, body)[1]))
 
 
 def run_vswd_flowgen(args, tmp, res, sizes, flows):
@@ -485,24 +487,34 @@ def full(args, tmp):
     # Per size, every backend runs in turn with fresh processes (the
     # order reversed every other repetition), so each size's figures come
     # from the same few minutes of this shared machine's load.
-    runs = [
-        ("xconnect", lambda sz: run_other(args, tmp, res, sz, Xconnect,
-                                          "pvp")),
-        ("testpmd", lambda sz: run_other(args, tmp, res, sz, VhostBackend,
-                                         "pvp")),
-        ("vswd", lambda sz: run_vswd_pvp(args, tmp, res, sz)),
-        ("vswd", lambda sz: run_vswd_pvp(args, tmp, res, sz, "mac")),
-        ("vswd", lambda sz: run_vswd_flowgen(args, tmp, res, sz, 1)),
-        ("vswd", lambda sz: run_vswd_flowgen(args, tmp, res, sz, 1024)),
-        ("xconnect", lambda sz: run_other(args, tmp, res, sz, Xconnect,
-                                          "flowgen", 1024)),
-        ("ovs", lambda sz: run_ovs(args, tmp, res, sz, "pvp")),
-        ("ovs", lambda sz: run_ovs(args, tmp, res, sz, "mac")),
-        ("ovs", lambda sz: run_ovs(args, tmp, res, sz, "flowgen", 1)),
-        ("ovs", lambda sz: run_ovs(args, tmp, res, sz, "flowgen", 1024)),
+    X, V = Xconnect, VhostBackend
+    runs = [  # (backend, guest mode, run)
+        ("xconnect", "pvp",
+         lambda sz: run_other(args, tmp, res, sz, X, "pvp")),
+        ("ref", "pvp",
+         lambda sz: run_vswd_pvp(args, tmp, res, sz, build=args.ref_build,
+                                 name="ref")),
+        ("testpmd", "pvp",
+         lambda sz: run_other(args, tmp, res, sz, V, "pvp")),
+        ("vswd", "pvp", lambda sz: run_vswd_pvp(args, tmp, res, sz)),
+        ("vswd", "mac", lambda sz: run_vswd_pvp(args, tmp, res, sz, "mac")),
+        ("vswd", "flowgen1",
+         lambda sz: run_vswd_flowgen(args, tmp, res, sz, 1)),
+        ("vswd", "flowgen1024",
+         lambda sz: run_vswd_flowgen(args, tmp, res, sz, 1024)),
+        ("xconnect", "flowgen1024",
+         lambda sz: run_other(args, tmp, res, sz, X, "flowgen", 1024)),
+        ("ovs", "pvp", lambda sz: run_ovs(args, tmp, res, sz, "pvp")),
+        ("ovs", "mac", lambda sz: run_ovs(args, tmp, res, sz, "mac")),
+        ("ovs", "flowgen1",
+         lambda sz: run_ovs(args, tmp, res, sz, "flowgen", 1)),
+        ("ovs", "flowgen1024",
+         lambda sz: run_ovs(args, tmp, res, sz, "flowgen", 1024)),
     ]
-    runs = [fn for name, fn in runs if name in args.backends and
-            (name != "ovs" or args.ovs)]
+    runs = [fn for name, mode, fn in runs
+            if name in args.backends.split(",") + ["ref"] * bool(
+                args.ref_build) and (name != "ovs" or args.ovs) and
+            mode in args.modes.split(",")]
     for size in args.sizes:
         for rep in range(args.reps):
             log("size %d, repetition %d of %d" % (size, rep + 1, args.reps))
@@ -546,8 +558,8 @@ def report(args, res):
             tp = res.get((size, "pvp", "testpmd-vhost"))
             tpm = summary(tp, "acpp")["med"] if tp else float("nan")
             ov = None
-            if lbl.startswith("vswd "):
-                ov = res.get((size, mode, "ovs " + lbl[5:]))
+            if lbl.startswith(("vswd ", "ref ")):
+                ov = res.get((size, mode, "ovs " + lbl.split(" ", 1)[1]))
             ovm = summary(ov, "acpp")["med"] if ov else float("nan")
             rows.append(["%d" % size, lbl, max(r["mpps"] for r in reps),
                          sm["min"], sm["med"], sm["med"] / tpm,
@@ -594,6 +606,10 @@ def main():
     ap.add_argument("--backends", default="xconnect,testpmd,vswd,ovs",
                     help="full run: which backends")
     ap.add_argument("--out", help="directory for loopback.csv/.png")
+    ap.add_argument("--ref-build", help="full run: a second vswd build "
+                    "(e.g. main's) in the pvp rotation, points 'ref ...'")
+    ap.add_argument("--modes", default=",".join(MODES),
+                    help="full run: guest modes (pvp,mac,flowgen1,...)")
     args = ap.parse_args()
     args.load = "%.1f" % os.getloadavg()[0]
     args.machine = {}
@@ -603,6 +619,8 @@ def main():
             log("ovs left out: " + why)
             args.ovs = False
     args.build = os.path.abspath(args.build)
+    if args.ref_build:
+        args.ref_build = os.path.abspath(args.ref_build)
     args.xconnect = os.path.join(args.build, "bench", "vsw-xconnect")
     if args.sizes:
         args.sizes = [int(s) for s in args.sizes.split(",")]

@@ -47,6 +47,7 @@ void vsw_pmd_flush(struct vsw_pmd *pmd);
 	X(RX, "rx_packets")                                                   \
 	X(EMC_HIT, "emc_hits")                                                \
 	X(CLS_HIT, "classifier_hits")                                         \
+	X(PAIR_HIT, "port_pair_hits")                                         \
 	X(SUBTABLE_LOOKUPS, "subtable_lookups")                               \
 	X(TX, "tx_packets")                                                   \
 	X(CLONES, "multi_output_clones")                                      \

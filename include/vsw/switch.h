@@ -61,6 +61,10 @@ struct vsw_switch_config {
 	/* Called on each PMD thread before its loop with its watchdog slot
 	 * (vswd: vsw_vport_pmd_bind); NULL: none. */
 	void (*pmd_thread_init)(struct vsw_watchdog_slot *slot);
+	/* true: never take the port-pair fast path (an in_port whose only
+	 * reachable rule is "in_port=X, actions=output:Y" skips flow extract,
+	 * EMC and classifier; counted in port_pair_hits). For A/B tests. */
+	bool no_port_pair;
 };
 
 /* Defaults: 1 PMD on lcore 1, 65536 rules, 8192 EMC entries, 1/100, a

@@ -10,7 +10,9 @@
  * The EMC is not consulted: each PMD owns its EMC and no other thread may
  * read it. Nothing is lost by that: an EMC entry caches a classifier
  * answer and every PMD flushes its EMC when the rules change, so a hit
- * there gives the rule reported here.
+ * there gives the rule reported here. Likewise the port-pair fast path
+ * (port_pair is set): it is taken only for the rule this lookup returns
+ * for every packet from in_port.
  *
  * Control thread only (the one that publishes the tables, so they cannot
  * be freed under it); PMD-private state (EMC, batches, counters) is never
@@ -52,6 +54,8 @@ struct vsw_trace {
 	                              * UINT32_MAX (past the counted 64) */
 	uint32_t rule_id;
 	struct vsw_rule rule;        /* the matched rule */
+	bool port_pair;              /* PMDs reach it by the port-pair fast
+	                              * path: no extract, EMC, classifier */
 	enum vsw_trace_kind kind;    /* its output plan */
 	int normal_learned;          /* normal: dl_dst's port, -1 unknown or
 	                              * multicast */

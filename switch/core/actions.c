@@ -289,6 +289,14 @@ actions_burst(struct vsw_pmd *pmd, uint16_t in_port, struct rte_mbuf **pkts,
 	}
 }
 
+void
+actions_rule_burst(struct vsw_pmd *pmd, const struct vsw_sw_rule *r,
+	uint16_t in_port, struct rte_mbuf **pkts, unsigned n)
+{
+	/* No edits, no normal: run_rule never reads the keys. */
+	run_rule(pmd, r, in_port, pkts, NULL, n);
+}
+
 /*
  * Dry run of run_rule for one packet (vsw_trace_packet): the same
  * decisions (live_ports, normal_dest, the flood set), recorded in t

@@ -2,7 +2,8 @@
 /*
  * The PMD poll loop: rx burst -> flow keys -> EMC -> classifier -> actions
  * on runs of packets that share a rule -> output batches, flushed once per
- * iteration; then a quiescent state.
+ * iteration; then a quiescent state. An in_port with a port-pair rule
+ * (port_pair.c) goes from rx burst straight to that rule's actions.
  *
  * Runs on one PMD thread (a DPDK lcore, or a test thread). Reads the port
  * and rule tables under liburcu-qsbr and holds them for one iteration; owns
@@ -80,6 +81,7 @@ vsw_pmd_process_rxq(struct vsw_pmd *pmd, uint16_t in_port, uint16_t in_queue,
 	struct vsw_flow_key keys[VSW_SWITCH_BURST];
 	void *res[VSW_SWITCH_BURST];
 	const struct vsw_rule_table *rt;
+	const struct vsw_sw_rule *pair;
 	const struct ov_table *ovt;
 
 	if (unlikely(n == 0))
@@ -97,6 +99,12 @@ vsw_pmd_process_rxq(struct vsw_pmd *pmd, uint16_t in_port, uint16_t in_queue,
 		n = overlay_ingress(pmd, ovt, in_port, pkts, n);
 		if (n == 0)
 			return;
+	}
+	pair = rt->pair[in_port];
+	if (pair != NULL) { /* every packet from in_port hits this rule */
+		ctr_add(&pmd->ctr[VSW_PMD_PAIR_HIT], n);
+		actions_rule_burst(pmd, pair, in_port, pkts, n);
+		return;
 	}
 	vsw_flow_extract_burst(pkts, n, in_port, keys);
 	classify(pmd, rt, keys, n, res);

@@ -109,6 +109,7 @@ publish_cls(struct vsw_switch *sw, struct vsw_dpcls *cls, bool rules_changed)
 	t->cls = cls;
 	t->version = rules_changed ? ++sw->rules_version : sw->rules_version;
 	t->gen = ++sw->rules_gen;
+	port_pair_build(sw, t);
 	rcu_assign_pointer(sw->rules, t);
 	synchronize_rcu();
 	if (old != NULL) {
@@ -301,9 +302,11 @@ vsw_switch_rule_del(struct vsw_switch *sw, const struct vsw_rule *match)
 	cls = vsw_dpcls_clone(sw->rules->cls);
 	if (cls == NULL)
 		return -ENOMEM;
+	sr->dying = true; /* no pair in the table without it */
 	if (vsw_dpcls_remove(cls, &sr->rule.key, &sr->rule.mask,
 		    sr->rule.priority) < 0 ||
 		(rc = publish(sw, cls)) < 0) {
+		sr->dying = false;
 		vsw_dpcls_destroy(cls);
 		return -ENOMEM;
 	}
@@ -348,10 +351,15 @@ vsw_switch_rules_del_matching(
 	if (n > 0 && (cls = vsw_dpcls_clone(sw->rules->cls)) == NULL)
 		n = UINT32_MAX;
 	for (i = 0; cls != NULL && i < n; i++)
+		gone[i]->dying = true;
+	for (i = 0; cls != NULL && i < n; i++)
 		if (vsw_dpcls_remove(cls, &gone[i]->rule.key,
 			    &gone[i]->rule.mask, gone[i]->rule.priority) < 0)
 			n = UINT32_MAX;
 	if (n == UINT32_MAX || (cls != NULL && publish(sw, cls) < 0)) {
+		for (id = 0; id < sw->cfg.max_rules; id++)
+			if (sw->by_id[id] != NULL)
+				sw->by_id[id]->dying = false;
 		vsw_dpcls_destroy(cls);
 		free(gone);
 		return -ENOMEM;

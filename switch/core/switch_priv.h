@@ -88,6 +88,7 @@ struct vsw_sw_rule {
 	uint16_t out_ports[VSW_RULE_MAX_ACTIONS];
 	struct vsw_action edits[VSW_RULE_MAX_ACTIONS]; /* VLAN push/strip */
 	struct vsw_sw_rule *hnext; /* control thread's match hash chain */
+	bool dying; /* control: leaves with the table being published */
 	struct vsw_rule rule;
 };
 
@@ -95,6 +96,10 @@ struct vsw_rule_table {
 	struct vsw_dpcls *cls;
 	uint64_t version; /* rules changed: PMDs flush their EMC */
 	uint64_t gen;     /* any publish (also re-ranking): reset hit counts */
+	/* The port-pair fast path (port_pair.c): the one rule every packet
+	 * from in_port hits, when it is "in_port=X, actions=output:Y", or
+	 * NULL: classify as usual. */
+	const struct vsw_sw_rule *pair[VSW_SWITCH_MAX_PORTS];
 };
 
 /* Subtable positions whose hits a PMD counts for re-ranking. */
@@ -227,6 +232,10 @@ void port_table_fini(struct vsw_switch *sw);
 int rule_table_init(struct vsw_switch *sw);
 void rule_table_fini(struct vsw_switch *sw);
 
+/* port_pair.c: fill t->pair from the live rules (sw->by_id, less the
+ * dying ones) before t is published; all NULL if cfg.no_port_pair. */
+void port_pair_build(const struct vsw_switch *sw, struct vsw_rule_table *t);
+
 /* mac_learning.c */
 struct vsw_mac_table *mac_table_create(uint32_t entries, uint32_t max_age);
 void mac_table_destroy(struct vsw_mac_table *t);
@@ -291,6 +300,10 @@ struct rte_mbuf *offload_csum(struct vsw_pmd *pmd, struct rte_mbuf *m);
 void actions_burst(struct vsw_pmd *pmd, uint16_t in_port,
 	struct rte_mbuf **pkts, const struct vsw_flow_key *keys,
 	void *const *res, unsigned n);
+/* All n packets hit rule r, which has no edits and no normal action (keys
+ * are not needed): the port-pair fast path. */
+void actions_rule_burst(struct vsw_pmd *pmd, const struct vsw_sw_rule *r,
+	uint16_t in_port, struct rte_mbuf **pkts, unsigned n);
 /* The dry run for vsw_trace_packet (vsw/trace.h). */
 struct vsw_trace;
 void actions_trace(const struct vsw_port_table *pt,

@@ -53,6 +53,7 @@ vsw_trace_packet(struct vsw_switch *sw, struct rte_mbuf *m, uint16_t in_port,
 	r = res[0];
 	t->rule_id = r->id;
 	t->rule = r->rule;
+	t->port_pair = rt->pair[in_port] == r;
 	actions_trace(pt, sw->mac, r, in_port, &t->key, t);
 	return 0;
 }

@@ -55,6 +55,8 @@ stats_text(struct vswd *d, unsigned i, const struct vsw_pmd_stats *s,
 		c[VSW_PMD_EMC_HIT]);
 	vsw_ctl_reply_printf(r, "  classifier hits: %" PRIu64 "\n",
 		c[VSW_PMD_CLS_HIT]);
+	vsw_ctl_reply_printf(r, "  port pair hits: %" PRIu64 "\n",
+		c[VSW_PMD_PAIR_HIT]);
 	vsw_ctl_reply_printf(r, "  avg. subtable lookups per classifier hit: "
 		"%.2f\n", s->avg_subtable_lookups_per_hit);
 	vsw_ctl_reply_printf(r, "  miss (no rule): %" PRIu64 "\n",

@@ -95,6 +95,9 @@ reply_text(struct vswd *d, const struct vsw_trace *t, const char *flow,
 	if (t->subtable != UINT32_MAX)
 		vsw_ctl_reply_printf(r, ", matched in subtable %u", t->subtable);
 	vsw_ctl_reply_printf(r, "\nRule: id %u, %s\n", t->rule_id, rule);
+	if (t->port_pair)
+		vsw_ctl_reply_printf(r, "Port pair: PMDs send this in_port's "
+			"packets by the fast path (no extract, EMC, classifier)\n");
 	if (t->kind == VSW_TRACE_KIND_NORMAL) {
 		const char *lp = t->normal_learned >= 0 ? vsw_switch_port_name(
 			(uint16_t)t->normal_learned, d->sw) : NULL;
@@ -145,6 +148,8 @@ reply_json(struct vswd *d, const struct vsw_trace *t, const char *flow, const ch
 		vsw_ctl_reply_printf(r, ", \"flood\": %s}",
 			t->normal_flood ? "true" : "false");
 	}
+	vsw_ctl_reply_printf(r, ", \"port_pair\": %s",
+		t->matched && t->port_pair ? "true" : "false");
 	vsw_ctl_reply_printf(r, ", \"verdict\": \"%s\", \"outputs\": [%s]}\n",
 		verdicts[t->verdict], outs);
 }

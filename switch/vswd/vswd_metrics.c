@@ -275,8 +275,8 @@ struct pmd_family {
 	const char *type;
 	const char *help;
 	const char *label;          /* NULL: no extra label */
-	const char *values[2];      /* label values */
-	enum vsw_pmd_counter c[2];  /* their counters */
+	const char *values[3];      /* label values, NULL-terminated */
+	enum vsw_pmd_counter c[3];  /* their counters */
 };
 
 static const struct pmd_family pmd_families[] = {
@@ -284,9 +284,10 @@ static const struct pmd_family pmd_families[] = {
 		"Packets a PMD received (rx) and delivered (tx).",
 		"direction", {"rx", "tx"}, {VSW_PMD_RX, VSW_PMD_TX}},
 	{"vsw_pmd_cache_hits_total", "counter",
-		"Packets matched by the exact-match cache or the classifier.",
-		"cache", {"emc", "classifier"},
-		{VSW_PMD_EMC_HIT, VSW_PMD_CLS_HIT}},
+		"Packets matched by the exact-match cache, the classifier or "
+		"the port-pair fast path.",
+		"cache", {"emc", "classifier", "port_pair"},
+		{VSW_PMD_EMC_HIT, VSW_PMD_CLS_HIT, VSW_PMD_PAIR_HIT}},
 	{"vsw_pmd_subtable_lookups_total", "counter",
 		"Classifier subtables searched for classifier hits.",
 		NULL, {NULL, NULL}, {VSW_PMD_SUBTABLE_LOOKUPS}},
@@ -341,7 +342,8 @@ metrics_pmds(struct vswd *d, struct vsw_ctl_reply *r)
 
 		family(r, pf->name, pf->type, pf->help);
 		for (unsigned i = 0; i < d->n_pmds; i++)
-			for (int j = 0; ok[i] && j < (pf->label ? 2 : 1); j++) {
+			for (int j = 0; ok[i] && j < 3 &&
+				(j == 0 || (pf->label && pf->values[j])); j++) {
 				pmd_sample(r, pf->name, i, pf->label,
 					pf->values[j]);
 				vsw_ctl_reply_printf(r, "%" PRIu64 "\n",

@@ -200,8 +200,9 @@ def case_prometheus(c):
             ('sum(vsw_pmd_packets_total{direction="rx"})',
              sum(p["rx_packets"] for p in pmds), "pmd-stats-show rx_packets"),
             ('sum(vsw_pmd_cache_hits_total)',
-             sum(p["emc_hits"] + p["classifier_hits"] for p in pmds),
-             "pmd-stats-show emc_hits + classifier_hits"),
+             sum(p["emc_hits"] + p["classifier_hits"] + p["port_pair_hits"]
+                 for p in pmds),
+             "pmd-stats-show emc_hits + classifier_hits + port_pair_hits"),
             ('vsw_rule_packets_total{rule="%s"}' % VM1_RULE,
              rules[VM1_RULE]["n_packets"], "flow-dump n_packets"),
         ]

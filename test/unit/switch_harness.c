@@ -27,6 +27,7 @@
 struct rte_mempool *pool;
 unsigned harness_ring_size = 1024;
 uint32_t harness_mac_entries = 4096;
+bool harness_no_port_pair;
 
 struct ctx *
 ctx_new(unsigned n_pmds, unsigned n_ports, uint32_t emc_inv_prob)
@@ -45,6 +46,7 @@ ctx_new(unsigned n_pmds, unsigned n_ports, uint32_t emc_inv_prob)
 	cfg.mac_max_age = 10;
 	cfg.mac_entries = harness_mac_entries;
 	cfg.seg_pool = pool; /* software segmentation (test_offload) */
+	cfg.no_port_pair = harness_no_port_pair;
 	c->sw = vsw_switch_create(&cfg);
 	assert_non_null(c->sw);
 	c->n_ports = n_ports;

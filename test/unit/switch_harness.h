@@ -23,6 +23,8 @@ extern const uint8_t bcast[6];
 extern unsigned harness_ring_size;
 /* MAC table size for ctx_new(). */
 extern uint32_t harness_mac_entries;
+/* ctx_new() switches without the port-pair fast path (the reference). */
+extern bool harness_no_port_pair;
 
 struct ctx {
 	struct vsw_switch *sw;

@@ -76,7 +76,8 @@ overlay_counters(struct vswd *d, struct vsw_ctl_reply *r)
 
 	vsw_switch_overlay_stats(d->sw, c);
 	for (unsigned f = 0; f < OF_N; f++) {
-		metrics_family(r, families[f].name, "counter", families[f].help);
+		metrics_family(
+			r, families[f].name, "counter", families[f].help);
 		for (unsigned k = 0; k < VSW_OVERLAY_N_COUNTERS; k++) {
 			const char *v = counter_family[k].v;
 
@@ -113,10 +114,10 @@ domain_samples(struct vsw_ctl_reply *r, const struct vsw_domain_info *in,
 	unsigned which)
 {
 	const struct vsw_domain_stats *s = &in->stats;
-	const uint64_t pk[4] = {s->rx_local, s->rx_vxlan, s->tx_local,
-		s->tx_vxlan};
-	static const char *const dir[4] = {"rx_local", "rx_vxlan",
-		"tx_local", "tx_vxlan"};
+	const uint64_t pk[4] = {
+		s->rx_local, s->rx_vxlan, s->tx_local, s->tx_vxlan};
+	static const char *const dir[4] = {
+		"rx_local", "rx_vxlan", "tx_local", "tx_vxlan"};
 
 	if (which == 0) {
 		for (unsigned k = 0; k < 4; k++)
@@ -177,7 +178,8 @@ domains(struct vswd *d, struct vsw_ctl_reply *r)
 			"L2 domain frames: from local ports, decapsulated, to "
 			"local ports, encapsulated."},
 		{"vsw_domain_floods_total", "counter",
-			"Frames flooded (unknown, broadcast, multicast) and the "
+			"Frames flooded (unknown, broadcast, multicast) and "
+			"the "
 			"copies they became (local ports + VTEPs)."},
 		{"vsw_domain_drops_total", "counter",
 			"Frames of the domain dropped (by reason: "

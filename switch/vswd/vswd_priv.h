@@ -211,8 +211,8 @@ void vswd_overlay_mtu_show(struct vswd *d, const struct vsw_domain_info *in,
 void vswd_metrics_format(struct vswd *d, struct vsw_ctl_reply *r);
 /* Shared by the metrics files: a family's HELP and TYPE lines; a label
  * value, escaped. The overlay's families (vswd_metrics_overlay.c). */
-void metrics_family(struct vsw_ctl_reply *r, const char *name,
-	const char *type, const char *help);
+void metrics_family(struct vsw_ctl_reply *r, const char *name, const char *type,
+	const char *help);
 void metrics_label(struct vsw_ctl_reply *r, const char *s);
 void vswd_metrics_overlay(struct vswd *d, struct vsw_ctl_reply *r);
 /* spec: on, PORT, ADDR:PORT or [ADDR6]:PORT; replaces a running endpoint.

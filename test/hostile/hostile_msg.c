@@ -545,7 +545,8 @@ s_net_mtu(struct hs_ctx *c)
 		m.u.u64 = i < 3 ? bad[i] : 1500;
 		vu_send_raw(&c->f, &m, VU_HDR_SIZE + 8, NULL, 0);
 		if (vu_recv(&c->f, &r, 3000) != 0 ||
-			r.request != VU_NET_SET_MTU || (r.u.u64 == 0) != (i == 3)) {
+			r.request != VU_NET_SET_MTU ||
+			(r.u.u64 == 0) != (i == 3)) {
 			hs_note("NET_SET_MTU %llu: no reply or a wrong one",
 				(unsigned long long)m.u.u64);
 			return 1;
@@ -635,8 +636,7 @@ const struct hs_scenario hs_msg_scenarios[] = {
 	{"mem-gpa-wrap", "msg_rejected,disconnects",
 		"guest address + size wraps 2^64", s_region_gpa_wrap},
 	{"log-base-overflow", "msg_rejected,disconnects",
-		"SET_LOG_BASE size + offset wraps",
-		s_log_base_overflow},
+		"SET_LOG_BASE size + offset wraps", s_log_base_overflow},
 	{"vring-idx-num", "msg_rejected,disconnects",
 		"SET_VRING_NUM for vring 2 of 2", s_idx_num},
 	{"vring-idx-addr", "msg_rejected,disconnects",

@@ -4,9 +4,9 @@
  * ring ports: p0 the underlay, p1 and p2 local ports of domain 100, p3 a
  * port the rule table serves. Learning, flooding with head-end
  * replication, split horizon, remote MACs, the local-wins rule, ARP for
- * the local VTEP (answered, learned, requested, refreshed), the inner size limit at
- * exactly the underlay MTU - 36 and one past, hostile underlay input, and
- * packets in = out + counted drops after every step.
+ * the local VTEP (answered, learned, requested, refreshed), the inner size
+ * limit at exactly the underlay MTU - 36 and one past, hostile underlay input,
+ * and packets in = out + counted drops after every step.
  */
 #include <arpa/inet.h>
 #include <stdarg.h>

@@ -287,8 +287,8 @@ test_mtu_limit(void **state)
 		(1ULL << VHOST_USER_PROTOCOL_F_REPLY_ACK) |
 			(1ULL << VHOST_USER_PROTOCOL_F_NET_MTU),
 		false);
-	assert_int_not_equal(vhu_set_u64(fd, 20 /* NET_SET_MTU */, 1451, true),
-		0);
+	assert_int_not_equal(
+		vhu_set_u64(fd, 20 /* NET_SET_MTU */, 1451, true), 0);
 	vsw_vport_mtu_get(p, &mt);
 	assert_int_equal(mt.mtu, 0);
 	assert_int_equal(mt.limit, 1450);

@@ -5,8 +5,8 @@
  * messages laid out by the tests' own wire format (test/hostile/vu_front.h):
  * hand-picked edge cases (every size and index boundary, every memory-table
  * field wrapping, the port's ring-size cap, NET_SET_MTU's range and the
- * port's MTU limit) and many random messages. No EAL, no socket: the checks only
- * read the message and the port's queue count (the ring-address check,
+ * port's MTU limit) and many random messages. No EAL, no socket: the checks
+ * only read the message and the port's queue count (the ring-address check,
  * which needs librte_vhost's memory table, is covered by
  * test/integration/vswd_hostile.py).
  */
@@ -223,7 +223,8 @@ test_mtu(void **state)
 			port.mtu = 1;
 			check(&m);
 			port.mtu = 1;
-			assert_int_equal(vport_msg_check(&port, &m) == NULL, ok);
+			assert_int_equal(
+				vport_msg_check(&port, &m) == NULL, ok);
 			assert_int_equal(port.mtu, ok ? vals[j] : 1);
 			assert_int_equal(port.mtu_refused, refused + 2 * !ok);
 		}

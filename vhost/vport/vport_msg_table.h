@@ -35,7 +35,7 @@
 #define VPORT_MSG_VRING_NOFD (1ull << 8) /* SET_VRING_KICK/CALL/ERR */
 #define VPORT_MSG_NEED_REPLY 0x8u		 /* header flags */
 #define VPORT_MSG_FDS_MAX 8		 /* librte_vhost's per message */
-#define VPORT_MTU_MIN 68	/* NET_SET_MTU, as librte_vhost takes it */
+#define VPORT_MTU_MIN 68 /* NET_SET_MTU, as librte_vhost takes it */
 #define VPORT_MTU_MAX 65535
 /* librte_vhost 22.11's payload union (VhostUserMsg: its largest member is
  * the crypto session parameters); the fds follow the message */

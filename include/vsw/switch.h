@@ -327,6 +327,7 @@ struct vsw_domain_stats {
 	uint64_t tx_local;  /* frames handed to local ports */
 	uint64_t tx_vxlan;  /* encapsulated frames */
 	uint64_t flooded;   /* frames flooded (once per frame) */
+	uint64_t flood_copies; /* what they became: local ports + VTEPs */
 	uint64_t drops;
 };
 struct vsw_domain_info {
@@ -336,6 +337,7 @@ struct vsw_domain_info {
 	uint16_t n_vteps;
 	uint32_t vteps[VSW_SWITCH_DOMAIN_VTEPS];
 	uint32_t n_remote_macs;
+	uint32_t n_local_macs; /* learned, not aged out yet */
 	struct vsw_domain_stats stats;
 };
 /* VNIs in ascending order into vnis[0..max); returns how many exist. */
@@ -374,7 +376,10 @@ int vsw_switch_domain_macs(const struct vsw_switch *sw, uint32_t vni,
 	X(ARP_BAD, "arp_drops")                                               \
 	X(ARP_REQUESTS, "arp_requests_sent")                                  \
 	X(ARP_REQ_FAIL, "arp_request_failures")                               \
-	X(NEIGH_LEARNED, "neigh_learned")
+	X(NEIGH_LEARNED, "neigh_learned")                                     \
+	X(NEIGH_CHANGED, "neigh_mac_changed")                                 \
+	X(ARP_REFRESH, "arp_refreshes_sent")                                  \
+	X(NEIGH_EXPIRED, "neigh_expired")
 
 enum vsw_overlay_counter {
 #define VSW_OVERLAY_COUNTER_ENUM(e, s) VSW_OVERLAY_##e,
@@ -398,9 +403,16 @@ unsigned vsw_switch_overlay_neighs(const struct vsw_switch *sw,
 /*
  * Once a second (any monotonic seconds): an ARP request for each remote
  * VTEP whose MAC is unknown, built here and sent by PMD 0 at its next
- * iteration (counted as injected). Also ages the domains' learned MACs
- * like vsw_switch_mac_age.
+ * iteration (counted as injected). A known VTEP not heard from at its MAC
+ * (ARP from it, or VXLAN whose outer source is that MAC) for
+ * VSW_OVERLAY_REFRESH_SEC is asked again (arp_refreshes_sent), once a
+ * second, VSW_OVERLAY_REFRESH_PROBES times; the answer keeps it, or moves
+ * it to a new MAC (neigh_mac_changed: an underlay NIC replaced); with no
+ * answer its MAC is forgotten (neigh_expired) and asked for as unknown.
+ * Also ages the domains' learned MACs like vsw_switch_mac_age.
  */
+#define VSW_OVERLAY_REFRESH_SEC 60
+#define VSW_OVERLAY_REFRESH_PROBES 3
 void vsw_switch_overlay_tick(struct vsw_switch *sw, uint64_t now);
 
 #endif /* VSW_SWITCH_H */

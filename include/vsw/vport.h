@@ -61,9 +61,9 @@ void vsw_vport_config_init(struct vsw_vport_config *cfg);
 /*
  * Create a port: register the socket with librte_vhost, offer the feature
  * set (VERSION_1, MRG_RXBUF, INDIRECT_DESC, EVENT_IDX, MQ, LOG_ALL,
- * GUEST_ANNOUNCE, PROTOCOL_FEATURES, and unless cfg.no_offloads CSUM,
+ * GUEST_ANNOUNCE, MTU, PROTOCOL_FEATURES, and unless cfg.no_offloads CSUM,
  * GUEST_CSUM, HOST_TSO4/6, GUEST_TSO4/6; protocol features MQ, REPLY_ACK,
- * LOG_SHMFD and RARP; nothing else) and start it (server:
+ * LOG_SHMFD, RARP and NET_MTU; nothing else) and start it (server:
  * listen, with the configured mode/owner; client: connect, retrying every
  * second until the peer is there and again after each disconnect).
  * The EAL must be initialised. Returns 0 and *out, or a negative errno
@@ -213,5 +213,23 @@ void vsw_vport_stats_get(
  * beyond the offered ones is counted on pair 0). 0 or -ENOENT. */
 int vsw_vport_queue_stats_get(struct vsw_vport *port, uint16_t qp,
 	uint64_t stats[VSW_VIRTQ_STAT__MAX]);
+
+/*
+ * The guest's MTU (VIRTIO_NET_F_MTU: QEMU's host_mtu= puts it in the
+ * guest's config space and sends NET_SET_MTU before it starts the device;
+ * 68..65535, and no more than the limit). The limit holds from the next
+ * NET_SET_MTU on (0: none); vswd sets underlay MTU - 50 on the ports of
+ * an L2 domain. A guest whose MTU is already above a new limit keeps it
+ * (its config space cannot change under it): logged and counted in
+ * over_limit. Control thread.
+ */
+struct vsw_vport_mtu {
+	uint16_t mtu;	     /* accepted last on this connection; 0: none */
+	uint16_t limit;	     /* 0: none */
+	uint64_t refused;    /* NET_SET_MTU refused (range or limit) */
+	uint64_t over_limit; /* limits set below the guest's MTU */
+};
+void vsw_vport_mtu_limit_set(struct vsw_vport *port, uint16_t limit);
+void vsw_vport_mtu_get(struct vsw_vport *port, struct vsw_vport_mtu *out);
 
 #endif /* VSW_VPORT_H */

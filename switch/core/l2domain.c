@@ -400,6 +400,9 @@ neigh_ref(struct vsw_overlay *ov, uint32_t ip)
 		return -ENOSPC;
 	ov->neigh[free_slot].refs = 1;
 	ov->neigh[free_slot].last_req = 0;
+	ov->neigh[free_slot].last_ok = 0;
+	ov->neigh[free_slot].probes = 0;
+	__atomic_store_n(&ov->neigh[free_slot].heard, 0, __ATOMIC_RELAXED);
 	__atomic_store_n(&ov->neigh[free_slot].mac, 0, __ATOMIC_RELAXED);
 	__atomic_store_n(&ov->neigh[free_slot].ip, ip, __ATOMIC_RELAXED);
 	return free_slot;

@@ -314,6 +314,7 @@ flood(struct ov_burst *b, const struct ov_dom *d, uint16_t in_port,
 		return;
 	}
 	ctr_add(&b->c->dom[d->id][DC_FLOOD], 1);
+	ctr_add(&b->c->dom[d->id][DC_FLOOD_COPIES], k + v);
 	for (i = 0; i < v; i++) /* m is still exclusively ours here */
 		encap_send(b, d, d->vteps[i], m, hash, i + 1 < v || k > 0);
 	if (k == 0)
@@ -387,20 +388,28 @@ dom_vxlan_one(struct ov_burst *b, const struct ov_dom *d, struct rte_mbuf *m)
 	flood(b, d, OV_NO_PORT, m, false);
 }
 
-/* The outer source MAC (or an ARP sender's) of a known remote VTEP. */
+/* The outer source MAC (or an ARP sender's) of a known remote VTEP; it
+ * is heard (the tick's refresh need not ask). The shared line is written
+ * only on a change and once per tick's clear, not per packet. */
 static void
 neigh_learn(struct ov_burst *b, uint32_t ip, const uint8_t *mac)
 {
 	int slot = ov_neigh_find(b->t, b->ov, ip);
-	uint64_t key = ov_mac_key(mac);
+	uint64_t key = ov_mac_key(mac), old;
+	struct ov_neigh *g;
 
 	if (slot < 0 || (mac[0] & 1))
 		return;
-	if (__atomic_load_n(&b->ov->neigh[slot].mac, __ATOMIC_RELAXED) != key) {
-		__atomic_store_n(
-			&b->ov->neigh[slot].mac, key, __ATOMIC_RELAXED);
+	g = &b->ov->neigh[slot];
+	old = __atomic_load_n(&g->mac, __ATOMIC_RELAXED);
+	if (old != key) {
+		__atomic_store_n(&g->mac, key, __ATOMIC_RELAXED);
 		ctr_add(&b->c->c[VSW_OVERLAY_NEIGH_LEARNED], 1);
+		if (old != 0)
+			ctr_add(&b->c->c[VSW_OVERLAY_NEIGH_CHANGED], 1);
 	}
+	if (!__atomic_load_n(&g->heard, __ATOMIC_RELAXED))
+		__atomic_store_n(&g->heard, 1, __ATOMIC_RELAXED);
 }
 
 /* ARP on the underlay: true when it was for the local VTEP (answered,

@@ -2,7 +2,9 @@
 /*
  * The overlay seen from the control thread: domains, their MACs and
  * counters, the neighbour table, and the once-a-second tick that ages the
- * domains' learned MACs and queues ARP requests for unresolved VTEPs.
+ * domains' learned MACs, queues ARP requests for unresolved VTEPs and
+ * re-asks known ones not heard from for a while (so a VTEP whose MAC
+ * changed is followed, and a dead one forgotten).
  *
  * Control thread only. Counters are read with relaxed loads (one writer
  * each, the PMD). The ARP requests are built here, from the switch's
@@ -78,6 +80,7 @@ dom_stats(const struct vsw_switch *sw, const struct ov_dom *d,
 	st->tx_local = c[DC_TX_LOCAL];
 	st->tx_vxlan = c[DC_TX_VXLAN];
 	st->flooded = c[DC_FLOOD];
+	st->flood_copies = c[DC_FLOOD_COPIES];
 	st->drops = c[DC_DROPS];
 }
 
@@ -98,6 +101,7 @@ vsw_switch_domain_get(
 	for (unsigned v = 0; v < d->n_vteps; v++)
 		info->vteps[v] = sw->ov->neigh[d->vteps[v]].ip;
 	info->n_remote_macs = d->n_rmacs;
+	info->n_local_macs = mac_table_count(d->mac);
 	dom_stats(sw, d, &info->stats);
 	return 0;
 }
@@ -214,6 +218,51 @@ inject(struct vsw_overlay *ov, struct rte_mbuf *m)
 	return true;
 }
 
+/* Queue an ARP request for g (counted under ok or ARP_REQ_FAIL). */
+static void
+arp_ask(struct vsw_switch *sw, const struct ov_table *t, struct ov_neigh *g,
+	uint64_t now, enum vsw_overlay_counter ok)
+{
+	struct vsw_overlay *ov = sw->ov;
+	struct rte_mbuf *m = arp_request(sw->cfg.seg_pool, &t->cfg, g->ip);
+
+	g->last_req = now;
+	if (m != NULL && inject(ov, m)) {
+		ov->ctl_ctr[ok]++;
+		return;
+	}
+	rte_pktmbuf_free(m);
+	ov->ctl_ctr[VSW_OVERLAY_ARP_REQ_FAIL]++;
+}
+
+/* A known VTEP: heard since the last tick, due for a refresh request, or
+ * forgotten after the last one went unanswered. */
+static void
+neigh_refresh(struct vsw_switch *sw, const struct ov_table *t,
+	struct ov_neigh *g, uint64_t now)
+{
+	if (__atomic_load_n(&g->heard, __ATOMIC_RELAXED)) {
+		__atomic_store_n(&g->heard, 0, __ATOMIC_RELAXED);
+		g->last_ok = now;
+		g->probes = 0;
+	}
+	if (g->last_ok == 0)
+		g->last_ok = now;
+	if (now - g->last_ok < VSW_OVERLAY_REFRESH_SEC ||
+		(g->probes != 0 && now - g->last_req < ARP_RETRY_SEC))
+		return;
+	if (g->probes == VSW_OVERLAY_REFRESH_PROBES) {
+		__atomic_store_n(&g->mac, 0, __ATOMIC_RELAXED);
+		sw->ov->ctl_ctr[VSW_OVERLAY_NEIGH_EXPIRED]++;
+		g->probes = 0;
+		g->last_ok = 0;
+		arp_ask(sw, t, g, now, VSW_OVERLAY_ARP_REQUESTS);
+		return;
+	}
+	g->probes++;
+	arp_ask(sw, t, g, now, VSW_OVERLAY_ARP_REFRESH);
+}
+
 void
 vsw_switch_overlay_tick(struct vsw_switch *sw, uint64_t now)
 {
@@ -228,18 +277,15 @@ vsw_switch_overlay_tick(struct vsw_switch *sw, uint64_t now)
 		return;
 	for (unsigned s = 0; s < VSW_SWITCH_MAX_VTEPS; s++) {
 		struct ov_neigh *g = &ov->neigh[s];
-		struct rte_mbuf *m;
 
-		if (g->ip == 0 || __atomic_load_n(&g->mac, __ATOMIC_RELAXED) ||
-			(g->last_req != 0 && now - g->last_req < ARP_RETRY_SEC))
+		if (g->ip == 0)
 			continue;
-		g->last_req = now;
-		m = arp_request(sw->cfg.seg_pool, &t->cfg, g->ip);
-		if (m != NULL && inject(ov, m)) {
-			ov->ctl_ctr[VSW_OVERLAY_ARP_REQUESTS]++;
+		if (__atomic_load_n(&g->mac, __ATOMIC_RELAXED) != 0) {
+			neigh_refresh(sw, t, g, now);
 			continue;
 		}
-		rte_pktmbuf_free(m);
-		ov->ctl_ctr[VSW_OVERLAY_ARP_REQ_FAIL]++;
+		if (g->last_req != 0 && now - g->last_req < ARP_RETRY_SEC)
+			continue;
+		arp_ask(sw, t, g, now, VSW_OVERLAY_ARP_REQUESTS);
 	}
 }

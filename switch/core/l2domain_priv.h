@@ -32,8 +32,12 @@
 struct ov_neigh {
 	uint32_t ip;       /* control writes (atomic: PMDs read); 0 = free */
 	uint32_t refs;     /* control: flood-list entries + remote MACs */
-	uint64_t mac;      /* atomic: PMDs learn, control resets */
+	uint64_t mac;	   /* atomic: PMDs learn, control resets/forgets */
 	uint64_t last_req; /* control: time of the last ARP request */
+	uint64_t last_ok;  /* control: when it was last heard at its MAC */
+	uint32_t heard;	   /* atomic: PMDs set it (once per clear) when the
+			    * VTEP is heard at mac, the tick clears it */
+	uint32_t probes;   /* control: refresh requests unanswered */
 };
 
 struct ov_rmac {
@@ -42,8 +46,16 @@ struct ov_rmac {
 };
 
 /* Per-domain counters, per PMD. */
-enum { DC_RX_LOCAL, DC_RX_VXLAN, DC_TX_LOCAL, DC_TX_VXLAN, DC_FLOOD,
-	DC_DROPS, DC_N };
+enum {
+	DC_RX_LOCAL,
+	DC_RX_VXLAN,
+	DC_TX_LOCAL,
+	DC_TX_VXLAN,
+	DC_FLOOD,
+	DC_FLOOD_COPIES,
+	DC_DROPS,
+	DC_N
+};
 
 struct ov_dom {
 	uint32_t vni;

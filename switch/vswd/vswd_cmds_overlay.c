@@ -197,6 +197,7 @@ vswd_cmd_overlay_set(void *ctx, int argc, char **argv, struct vsw_ctl_reply *r)
 		return;
 	}
 	d->overlay_mtu_given = mtu_arg ? (uint16_t)mtu : 0;
+	vswd_overlay_mtu_sync(d);
 	reply_ok(r, argv[0]);
 }
 
@@ -292,6 +293,7 @@ vswd_cmd_domain_add(void *ctx, int argc, char **argv, struct vsw_ctl_reply *r)
 		reply_rc(r, rc, argv[0]);
 		return;
 	}
+	vswd_overlay_mtu_sync(d);
 	reply_ok(r, argv[0]);
 }
 
@@ -315,6 +317,7 @@ vswd_cmd_domain_port(void *ctx, int argc, char **argv, struct vsw_ctl_reply *r)
 		reply_rc(r, rc, argv[0]);
 		return;
 	}
+	vswd_overlay_mtu_sync(d);
 	reply_ok(r, argv[0]);
 }
 
@@ -431,6 +434,7 @@ show_domain(struct vswd *d, const struct vsw_domain_info *in,
 			vsw_ctl_reply_printf(r, " %s", pn ? pn : "?");
 		}
 	}
+	vswd_overlay_mtu_show(d, in, r);
 	vsw_ctl_reply_printf(r, r->json ? "], \"vteps\": [" : "\n  vteps:");
 	for (unsigned i = 0; i < in->n_vteps; i++) {
 		ip_str(in->vteps[i], ip, sizeof(ip));
@@ -443,13 +447,16 @@ show_domain(struct vswd *d, const struct vsw_domain_info *in,
 		r->json ? "], \"stats\": {\"rx_local\": %lu, "
 			  "\"rx_vxlan\": %lu, \"tx_local\": %lu, \"tx_vxlan\": "
 			  "%lu, "
-			  "\"flooded\": %lu, \"drops\": %lu}}"
+			  "\"flooded\": %lu, \"flood_copies\": %lu, "
+			  "\"drops\": %lu, \"local_macs\": %u, "
+			  "\"remote_macs\": %u}}"
 			: "  stats: rx_local %lu rx_vxlan %lu tx_local %lu "
-			  "tx_vxlan %lu "
-			  "flooded %lu drops %lu\n",
+			  "tx_vxlan %lu flooded %lu flood_copies %lu drops "
+			  "%lu local_macs %u remote_macs %u\n",
 		(unsigned long)s->rx_local, (unsigned long)s->rx_vxlan,
 		(unsigned long)s->tx_local, (unsigned long)s->tx_vxlan,
-		(unsigned long)s->flooded, (unsigned long)s->drops);
+		(unsigned long)s->flooded, (unsigned long)s->flood_copies,
+		(unsigned long)s->drops, in->n_local_macs, in->n_remote_macs);
 }
 
 /* domain-show [VNI] */

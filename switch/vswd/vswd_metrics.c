@@ -49,6 +49,20 @@ label_value(struct vsw_ctl_reply *r, const char *s)
 	}
 }
 
+/* The two for vswd_metrics_overlay.c. */
+void
+metrics_family(struct vsw_ctl_reply *r, const char *name, const char *type,
+	const char *help)
+{
+	family(r, name, type, help);
+}
+
+void
+metrics_label(struct vsw_ctl_reply *r, const char *s)
+{
+	label_value(r, s);
+}
+
 /* name{port="p"[,k="v"]} value */
 static void
 port_sample(struct vsw_ctl_reply *r, const char *name, const char *port,
@@ -426,6 +440,7 @@ vswd_metrics_format(struct vswd *d, struct vsw_ctl_reply *r)
 	metrics_ports(d, r);
 	metrics_pmds(d, r);
 	metrics_rules(d, r);
+	vswd_metrics_overlay(d, r);
 	family(r, "vsw_validator_mismatches_total", "counter",
 		"Disagreements between implementations seen by the copy and "
 		"classifier validators (0 when they are off).");

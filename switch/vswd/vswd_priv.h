@@ -196,12 +196,25 @@ typedef void (*vswd_emit_fn)(struct vsw_ctl_reply *r, const char *line,
 	bool first);
 void vswd_overlay_config_lines(struct vswd *d, struct vsw_ctl_reply *r,
 	vswd_emit_fn emit, bool *first);
+/* vswd_overlay_mtu.c: the vhost-user ports' MTU limits after an overlay
+ * change; a domain's guest MTUs in domain-show (text or JSON, opening
+ * with the "], \"port_mtu\": [" that closes the port list). */
+struct vsw_domain_info;
+void vswd_overlay_mtu_sync(struct vswd *d);
+void vswd_overlay_mtu_show(struct vswd *d, const struct vsw_domain_info *in,
+	struct vsw_ctl_reply *r);
 
 /* Metrics (vswd_metrics*.c): the Prometheus text page, and the HTTP
  * endpoint serving it from the libev loop. */
 #define VSWD_METRICS_PORT_DEFAULT 9477
 #define VSWD_METRICS_CONTENT_TYPE "text/plain; version=0.0.4; charset=utf-8"
 void vswd_metrics_format(struct vswd *d, struct vsw_ctl_reply *r);
+/* Shared by the metrics files: a family's HELP and TYPE lines; a label
+ * value, escaped. The overlay's families (vswd_metrics_overlay.c). */
+void metrics_family(struct vsw_ctl_reply *r, const char *name, const char *type,
+	const char *help);
+void metrics_label(struct vsw_ctl_reply *r, const char *s);
+void vswd_metrics_overlay(struct vswd *d, struct vsw_ctl_reply *r);
 /* spec: on, PORT, ADDR:PORT or [ADDR6]:PORT; replaces a running endpoint.
  * 0, or -1 with a one-line reason in err (the endpoint is then off). */
 int vswd_metrics_start(struct vswd *d, const char *spec, char *err,

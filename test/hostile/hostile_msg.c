@@ -512,6 +512,38 @@ s_need_reply(struct hs_ctx *c)
 	return 0;
 }
 
+/* NET_SET_MTU with NEED_REPLY (as QEMU sends host_mtu=): one below 68,
+ * one above 65535 and one with the high word set are nacked, 1500 acked;
+ * the connection stays. */
+static int
+s_net_mtu(struct hs_ctx *c)
+{
+	static const uint64_t bad[] = {67, 65536, (1ull << 32) | 1500};
+	struct vu_msg m = {.request = VU_NET_SET_MTU,
+		.flags = VU_FLAG_VERSION | VU_FLAG_NEED_REPLY,
+		.size = 8};
+	struct vu_msg r;
+
+	if (opened(c) != 0 || vu_negotiate(&c->f, VU_FEATURES_DEFAULT) != 0)
+		return 1;
+	vu_send_u64(&c->f, VU_SET_PROTOCOL_FEATURES,
+		(1ull << VU_PROTOCOL_F_REPLY_ACK) |
+			(1ull << VU_PROTOCOL_F_NET_MTU),
+		-1);
+	for (unsigned i = 0; i <= 3; i++) {
+		m.u.u64 = i < 3 ? bad[i] : 1500;
+		vu_send_raw(&c->f, &m, VU_HDR_SIZE + 8, NULL, 0);
+		if (vu_recv(&c->f, &r, 3000) != 0 ||
+			r.request != VU_NET_SET_MTU ||
+			(r.u.u64 == 0) != (i == 3)) {
+			hs_note("NET_SET_MTU %llu: no reply or a wrong one",
+				(unsigned long long)m.u.u64);
+			return 1;
+		}
+	}
+	return 0;
+}
+
 /* Running device, then SET_FEATURES with EVENT_IDX dropped. */
 static int
 s_features_running(struct hs_ctx *c)
@@ -593,8 +625,7 @@ const struct hs_scenario hs_msg_scenarios[] = {
 	{"mem-gpa-wrap", "msg_rejected,disconnects",
 		"guest address + size wraps 2^64", s_region_gpa_wrap},
 	{"log-base-overflow", "msg_rejected,disconnects",
-		"SET_LOG_BASE size + offset wraps",
-		s_log_base_overflow},
+		"SET_LOG_BASE size + offset wraps", s_log_base_overflow},
 	{"vring-idx-num", "msg_rejected,disconnects",
 		"SET_VRING_NUM for vring 2 of 2", s_idx_num},
 	{"vring-idx-addr", "msg_rejected,disconnects",
@@ -645,6 +676,9 @@ const struct hs_scenario hs_msg_scenarios[] = {
 	{"msg-need-reply-nack", "msg_rejected",
 		"SET_VRING_NUM 100 with NEED_REPLY: nack, connection kept",
 		s_need_reply},
+	{"msg-net-mtu-range", "msg_rejected",
+		"NET_SET_MTU 67, 65536, 2^32 + 1500: nacked; 1500 acked",
+		s_net_mtu},
 	{"order-features-running", "disconnects",
 		"SET_FEATURES changes bits while running", s_features_running},
 	{"connect-flood", "disconnects",

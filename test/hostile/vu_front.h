@@ -89,6 +89,7 @@ const char *vu_req_name(uint32_t req);
 #define VU_F_PROTOCOL_FEATURES 30
 #define VU_PROTOCOL_F_MQ 0
 #define VU_PROTOCOL_F_REPLY_ACK 3
+#define VU_PROTOCOL_F_NET_MTU 4
 #define VU_FLAG_VERSION 0x1u
 #define VU_FLAG_REPLY 0x4u
 #define VU_FLAG_NEED_REPLY 0x8u

@@ -14,34 +14,29 @@ the namespace side of a veth whose other end is in the guest's namespace
 smallest and largest frame, a 10 MB TCP stream with md5; an inner frame
 one byte over the underlay MTU - 36 is dropped and counted
 (vxlan_too_big); per vswd rx + clones + injected = tx + drops; the
-encapsulated and decapsulated counts match the other side. Needs root.
+encapsulated and decapsulated counts match the other side; the overlay
+metrics (metrics page) match overlay-show and domain-show; a vhost-user
+port of the domain takes NET_SET_MTU up to the underlay MTU - 50 and no
+more, and one joining above it is counted. Needs root.
 """
 import argparse
 import json
 import os
 import signal
-import subprocess
+import socket
+import struct
 import sys
 import tempfile
 import time
 
+from vswtest import netns
 from vswtest.checks import Checks, vswd_end
 from vswtest.vswd import Vswd
 
-TOOL = os.path.join(os.path.dirname(os.path.abspath(__file__)),
-                    "netns_tool.py")
 SKIP = 77
 VNI = 5001
 VTEP = ["192.168.77.1", "192.168.77.2"]
 GUEST = ["10.201.0.1", "10.201.0.2"]
-
-
-def sh(*argv, check_rc=True, timeout=30):
-    r = subprocess.run(argv, capture_output=True, text=True,
-                       timeout=timeout)
-    if check_rc and r.returncode != 0:
-        raise RuntimeError("%s: %s" % (" ".join(argv), r.stderr.strip()))
-    return r.stdout
 
 
 class Net:
@@ -53,32 +48,24 @@ class Net:
         self.gh = ["og%dh%d" % (tag, i) for i in (1, 2)]  # vswd side
         self.gg = ["og%dg%d" % (tag, i) for i in (1, 2)]  # guest side
         self.mac = [None, None]
+        self.rig = netns.Rig()
 
     def ns(self, ns, *argv, **kw):
-        return sh("ip", "netns", "exec", ns, *argv, **kw)
+        return netns.in_ns(ns, *argv, **kw)
 
     def up(self):
-        for n in self.host + self.guest:
-            sh("ip", "netns", "add", n)
-        sh("ip", "link", "add", self.ul[0], "type", "veth", "peer", "name",
-           self.ul[1])
+        r = self.rig
+        r.ns_add(*self.host, lo=False)
+        r.ns_add(*self.guest)
+        r.veth(self.ul[0], self.ul[1], self.host[0], self.host[1])
         for i in range(2):
             h, g = self.host[i], self.guest[i]
-            sh("ip", "link", "set", self.ul[i], "netns", h)
-            sh("ip", "link", "add", self.gh[i], "type", "veth", "peer",
-               "name", self.gg[i])
-            sh("ip", "link", "set", self.gh[i], "netns", h)
-            sh("ip", "link", "set", self.gg[i], "netns", g)
-            for ns, dev in ((h, self.ul[i]), (h, self.gh[i]),
-                            (g, self.gg[i])):
-                self.ns(ns, "sysctl", "-qw",
-                        "net.ipv6.conf.%s.disable_ipv6=1" % dev)
-                self.ns(ns, "ip", "link", "set", dev, "up")
-                self.ns(ns, sys.executable, TOOL, "offload-off", dev)
-            self.ns(g, "ip", "link", "set", "lo", "up")
-            self.ns(g, "ip", "link", "set", self.gg[i], "mtu", "1450")
-            self.ns(g, "ip", "addr", "add", GUEST[i] + "/24", "dev",
-                    self.gg[i])
+            r.veth(self.gh[i], self.gg[i], h, g)
+            r.nic(self.ul[i], h)
+            r.nic(self.gh[i], h)
+            r.nic(self.gg[i], g)
+            r.guest(g, self.gg[i], GUEST[i] + "/24", mtu=1450,
+                    keep_offloads=True)
             info = json.loads(self.ns(g, "ip", "-j", "link", "show",
                                       self.gg[i]))
             self.mac[i] = info[0]["address"]
@@ -89,33 +76,14 @@ class Net:
                                   "show", self.ul[i]))[0]["stats64"]
 
     def down(self):
-        for n in self.host + self.guest:
-            sh("ip", "netns", "del", n, check_rc=False)
-
-    def run(self, i, *args, timeout=60):
-        return self.ns(self.guest[i], sys.executable, TOOL, *args,
-                       timeout=timeout)
+        self.rig.down()
 
     def ping(self, count, size, interval=0.05):
-        out = self.run(0, "ping", GUEST[1], str(count), str(size),
-                       str(interval)).split()
-        return int(out[0]), int(out[1])
+        return tuple(netns.ping(self.guest[0], GUEST[1], count, size,
+                                interval)[:2])
 
     def tcp(self, nbytes):
-        port = "5%04d" % (os.getpid() % 10000)
-        srv = subprocess.Popen(
-            ["ip", "netns", "exec", self.guest[1], sys.executable, TOOL,
-             "tcp-recv", GUEST[1], port], stdout=subprocess.PIPE, text=True)
-        try:
-            srv.stdout.readline()  # "listening"
-            sent = self.run(0, "tcp-send", GUEST[1], port,
-                            str(nbytes)).strip()
-            got = srv.communicate(timeout=60)[0].strip()
-        finally:
-            if srv.poll() is None:
-                srv.kill()
-                srv.wait(5)
-        return sent, got
+        return netns.tcp(self.guest[0], self.guest[1], GUEST[1], nbytes)
 
 
 def config(net, i):
@@ -146,6 +114,126 @@ def identity(c, v, tag):
     c.check(lhs == s["tx_packets"] + drops,
             "%s: rx + clones + injected (%d) = tx + drops (%d)" %
             (tag, lhs, s["tx_packets"] + drops))
+
+
+def metric_samples(v):
+    """vswd's metrics page -> {'name{labels}': int}."""
+    out = {}
+    for line in v.ctl("metrics --json")["metrics"].splitlines():
+        if line and not line.startswith("#"):
+            key, val = line.rsplit(" ", 1)
+            out[key] = int(float(val))
+    return out
+
+
+def check_metrics(c, v, tag):
+    """The overlay's metrics against overlay-show and domain-show, read
+    right after (no traffic runs; the neighbours answered long ago)."""
+    m = metric_samples(v)
+    ctr = v.ctl("overlay-show --json")["counters"]
+    d = v.ctl("domain-show --json")["domains"][0]
+    st = d["stats"]
+    names = {"vxlan_encap": 'vsw_overlay_packets_total{direction="encap"}',
+             "vxlan_decap": 'vsw_overlay_packets_total{direction="decap"}',
+             "arp_requests_sent":
+             'vsw_overlay_arp_total{event="requests_sent"}',
+             "neigh_learned":
+             'vsw_overlay_neigh_events_total{event="learned"}'}
+    for k in ("vxlan_no_neigh", "vxlan_too_big", "vxlan_bad_csum",
+              "vxlan_unknown_vni", "domain_no_output", "arp_drops"):
+        names[k] = 'vsw_overlay_drops_total{reason="%s"}' % k
+    vni = d["vni"]
+    want = {names[k]: ctr[k] for k in names}
+    for k in ("rx_local", "rx_vxlan", "tx_local", "tx_vxlan"):
+        want['vsw_domain_packets_total{vni="%d",direction="%s"}'
+             % (vni, k)] = st[k]
+    want['vsw_domain_floods_total{vni="%d",what="frames"}' % vni] = \
+        st["flooded"]
+    want['vsw_domain_floods_total{vni="%d",what="copies"}' % vni] = \
+        st["flood_copies"]
+    want['vsw_domain_drops_total{vni="%d"}' % vni] = st["drops"]
+    want['vsw_domain_macs{vni="%d",type="local"}' % vni] = st["local_macs"]
+    want['vsw_domain_macs{vni="%d",type="remote"}' % vni] = \
+        st["remote_macs"]
+    want['vsw_overlay_neighbours{state="resolved"}'] = 1
+    bad = {k: (m.get(k), x) for k, x in want.items() if m.get(k) != x}
+    c.check(not bad and ctr["vxlan_encap"] > 0 and st["flood_copies"] >=
+            st["flooded"] > 0 and st["remote_macs"] == 1,
+            "%s: metrics match overlay-show and domain-show" % tag,
+            json.dumps(bad))
+
+
+class VhostUser:
+    """Just enough of a vhost-user front-end to send NET_SET_MTU the way
+    QEMU does with host_mtu= (REPLY_ACK negotiated, NEED_REPLY set)."""
+
+    def __init__(self, path):
+        self.s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        self.s.settimeout(5)
+        self.s.connect(path)
+
+    def send(self, req, flags, payload=b""):
+        self.s.sendall(struct.pack("<III", req, 1 | flags, len(payload)) +
+                       payload)
+
+    def reply_u64(self, req):
+        hdr = self.s.recv(12, socket.MSG_WAITALL)
+        r, _, size = struct.unpack("<III", hdr)
+        body = self.s.recv(size, socket.MSG_WAITALL)
+        assert r == req and size == 8, (r, size)
+        return struct.unpack("<Q", body)[0]
+
+    def features(self):
+        self.send(1, 0)  # GET_FEATURES
+        return self.reply_u64(1)
+
+    def set_mtu(self, mtu):
+        """True when vswd took it (ack 0)."""
+        if not getattr(self, "acked", False):
+            # SET_PROTOCOL_FEATURES: REPLY_ACK (3), NET_MTU (4)
+            self.send(16, 0, struct.pack("<Q", (1 << 3) | (1 << 4)))
+            self.acked = True
+        self.send(20, 8, struct.pack("<Q", mtu))  # NET_SET_MTU
+        return self.reply_u64(20) == 0
+
+    def close(self):
+        self.s.close()
+
+
+def port_mtu(v, port):
+    d = v.ctl("domain-show %d --json" % VNI)["domains"][0]
+    return next((p for p in d["port_mtu"] if p["port"] == port), None)
+
+
+def check_guest_mtu(c, v, path):
+    """A vhost-user port of the domain: its guest MTU limit is the underlay
+    MTU (1500) - 50, to the byte; one joining with a larger MTU is
+    counted."""
+    g = VhostUser(path)
+    c.check(g.features() & (1 << 3), "vhost-user offers VIRTIO_NET_F_MTU")
+    c.check(g.set_mtu(1500), "outside a domain: MTU 1500 taken")
+    v.ctl("domain-port-add %d mt" % VNI)
+    m = port_mtu(v, "mt")
+    c.check(m == {"port": "mt", "mtu": 1500, "limit": 1450, "refused": 0,
+                  "over_limit": 1},
+            "joining the domain at MTU 1500: over_limit counted, limit "
+            "1450", json.dumps(m))
+    g.close()
+    # one front-end at a time: reconnect once vswd saw this one go
+    end = time.monotonic() + 5
+    while time.monotonic() < end:
+        link = v.port("mt")["link"]
+        if not link.startswith("up") and "guest connected" not in link:
+            break
+        time.sleep(0.05)
+    g = VhostUser(path)
+    over, at = g.set_mtu(1451), g.set_mtu(1450)
+    m = port_mtu(v, "mt")
+    c.check(not over and at and m["mtu"] == 1450 and m["refused"] == 1,
+            "in the domain: NET_SET_MTU 1451 refused (nacked), 1450 taken",
+            json.dumps(m))
+    g.close()
+    v.ctl("domain-port-del %d mt" % VNI)
 
 
 def resolved(v, ip):
@@ -241,6 +329,10 @@ def run(c, net, tmp, build, vs):
                 "on the underlay (counted)" % (e, i, d, lost),
                 json.dumps({"tx": tx["eth_stats"], "rx": rx["eth_stats"],
                             "ktx": kt, "krx": kr}))
+    for i in range(2):
+        check_metrics(c, vs[i], "vswd %d" % i)
+    path = vs[0].ctl("port-add mt vhost-user --json")["path"]
+    check_guest_mtu(c, vs[0], path)
     for v in vs:
         vswd_end(c, v)
 

@@ -38,30 +38,21 @@ import os
 import signal
 import socket
 import struct
-import subprocess
 import sys
 import tempfile
 import time
 
+from vswtest import netns
 from vswtest.bgp import Agent, Gobgpd, found as gobgp_found
 from vswtest.checks import Checks, vswd_end
+from vswtest.netns import sh
 from vswtest.vswd import Vswd
 
-TOOL = os.path.join(os.path.dirname(os.path.abspath(__file__)),
-                    "netns_tool.py")
 SKIP = 77
 VNI = 100
 VTEP = ("10.0.0.1", "10.0.0.2")
 MOVE_BOUND_S = 10.0
 WITHDRAW_BOUND_S = 3.0
-
-
-def sh(*argv, check_rc=True, timeout=30):
-    r = subprocess.run(argv, capture_output=True, text=True,
-                       timeout=timeout)
-    if check_rc and r.returncode != 0:
-        raise RuntimeError("%s: %s" % (" ".join(argv), r.stderr.strip()))
-    return r.stdout
 
 
 def garp(ifname, ip):
@@ -95,72 +86,38 @@ class Net:
         self.addr = ["10.200.%d.%d" % (sub, i) for i in (1, 2, 3)]
         self.mac = ["52:54:00:%02x:%02x:%02x" % (sub, tag % 256, i)
                     for i in (1, 2, 3)]
+        self.rig = netns.Rig()
 
     def up(self):
-        for ns in self.h + self.g:
-            sh("ip", "netns", "add", ns)
-            sh("ip", "-n", ns, "link", "set", "lo", "up")
+        r = self.rig
+        r.ns_add(*(self.h + self.g))
         for ns in self.g:  # no IPv6 chatter: the counters stand still
-            sh("ip", "netns", "exec", ns, "sysctl", "-qw",
-               "net.ipv6.conf.all.disable_ipv6=1",
-               "net.ipv6.conf.default.disable_ipv6=1")
-        sh("ip", "link", "add", self.ul[0], "mtu", "1600", "type", "veth",
-           "peer", "name", self.ul[1], "mtu", "1600")
-        sh("ip", "link", "add", self.m[0], "netns", self.h[0], "type",
-           "veth", "peer", "name", self.m[1], "netns", self.h[1])
+            r.no_ipv6(ns)
+        r.veth(self.ul[0], self.ul[1], mtu=1600)
+        r.veth(self.m[0], self.m[1], self.h[0], self.h[1])
         for i in range(2):
             sh("ip", "-n", self.h[i], "addr", "add", self.mgmt[i] + "/24",
                "dev", self.m[i])
             sh("ip", "-n", self.h[i], "link", "set", self.m[i], "up")
         for i in range(3):
-            sh("ip", "link", "add", self.vm[i], "type", "veth", "peer",
-               "name", self.gif[i], "netns", self.g[i])
-            sh("ip", "-n", self.g[i], "link", "set", self.gif[i],
-               "address", self.mac[i])
-            sh("ip", "-n", self.g[i], "addr", "add", self.addr[i] + "/24",
-               "dev", self.gif[i])
-            sh("ip", "-n", self.g[i], "link", "set", self.gif[i], "up")
-            sh("ip", "netns", "exec", self.g[i], sys.executable, TOOL,
-               "offload-off", self.gif[i])
+            r.veth(self.vm[i], self.gif[i], b_ns=self.g[i])
+            r.guest(self.g[i], self.gif[i], self.addr[i] + "/24",
+                    mac=self.mac[i])
         # The root-side ends carry no kernel traffic of their own (no IPv6
         # router solicitations learned as guests' MACs) and hand over
         # whole frames with checksums, as a NIC does.
         for ifname in self.ul + self.vm:
-            sh("sysctl", "-qw", "net.ipv6.conf.%s.disable_ipv6=1" % ifname)
-            sh("ip", "link", "set", ifname, "up")
-            sh(sys.executable, TOOL, "offload-off", ifname)
+            r.nic(ifname)
 
     def down(self):
-        for ifname in self.ul[:1] + self.vm:
-            sh("ip", "link", "del", ifname, check_rc=False)
-        for ns in self.h + self.g:
-            sh("ip", "netns", "del", ns, check_rc=False)
-
-    def tool(self, i, *args, timeout=60):
-        return sh("ip", "netns", "exec", self.g[i], sys.executable, TOOL,
-                  *args, timeout=timeout)
+        self.rig.down()
 
     def ping(self, src, dst, count, size=56, interval=0.1):
-        out = self.tool(src, "ping", self.addr[dst], str(count), str(size),
-                        str(interval)).split()
-        return int(out[0]), int(out[1])
+        return tuple(netns.ping(self.g[src], self.addr[dst], count, size,
+                                interval)[:2])
 
     def tcp(self, src, dst, nbytes):
-        port = "5%04d" % (os.getpid() % 10000)
-        srv = subprocess.Popen(
-            ["ip", "netns", "exec", self.g[dst], sys.executable, TOOL,
-             "tcp-recv", self.addr[dst], port], stdout=subprocess.PIPE,
-            text=True)
-        try:
-            srv.stdout.readline()  # "listening"
-            sent = self.tool(src, "tcp-send", self.addr[dst], port,
-                             str(nbytes)).strip()
-            got = srv.communicate(timeout=60)[0].strip()
-        finally:
-            if srv.poll() is None:
-                srv.kill()
-                srv.wait(5)
-        return sent, got
+        return netns.tcp(self.g[src], self.g[dst], self.addr[dst], nbytes)
 
 
 def domain(v):

@@ -24,14 +24,15 @@ import argparse
 import os
 import shutil
 import signal
-import subprocess
 import sys
 import tempfile
 import time
 
-from overlay_evpn import TOOL, VNI, domain, remote_at, sh, wait_until
+from overlay_evpn import VNI, domain, remote_at, wait_until
+from vswtest import netns
 from vswtest.bgp import Agent, Gobgpd, found as gobgp_found
 from vswtest.checks import Checks, vswd_end
+from vswtest.netns import sh
 from vswtest.proc import Proc
 from vswtest.vswd import Vswd
 
@@ -56,18 +57,16 @@ class Net:
         self.addr = ["10.201.%d.%d" % (sub, i) for i in (1, 2)]
         self.mac = ["52:54:00:%02x:%02x:%02x" % (sub, tag % 256, 0x10 + i)
                     for i in (1, 2)]
+        self.rig = netns.Rig()
 
     def up(self):
-        for ns in [self.h1, self.fr] + self.g:
-            sh("ip", "netns", "add", ns)
-            sh("ip", "-n", ns, "link", "set", "lo", "up")
+        r = self.rig
+        r.ns_add(self.h1, self.fr, *self.g)
         fr = self.fr
-        sh("ip", "link", "add", self.ul[0], "mtu", "1600", "type", "veth",
-           "peer", "name", self.ul[1], "mtu", "1600", "netns", fr)
+        r.veth(self.ul[0], self.ul[1], b_ns=fr, mtu=1600)
         sh("ip", "-n", fr, "addr", "add", VTEP[1] + "/24", "dev", self.ul[1])
         sh("ip", "-n", fr, "link", "set", self.ul[1], "up")
-        sh("ip", "link", "add", self.m[0], "netns", self.h1, "type", "veth",
-           "peer", "name", self.m[1], "netns", fr)
+        r.veth(self.m[0], self.m[1], self.h1, fr)
         for ns, i in ((self.h1, 0), (fr, 1)):
             sh("ip", "-n", ns, "addr", "add", self.mgmt[i] + "/24", "dev",
                self.m[i])
@@ -76,55 +75,26 @@ class Net:
         sh("ip", "-n", fr, "link", "add", "vxlan100", "type", "vxlan", "id",
            str(VNI), "local", VTEP[1], "dstport", "4789", "nolearning")
         sh("ip", "-n", fr, "link", "set", "vxlan100", "master", "br100")
-        sh("ip", "link", "add", self.vm1, "type", "veth", "peer", "name",
-           self.gif[0], "netns", self.g[0])
-        sh("ip", "-n", fr, "link", "add", self.brp, "type", "veth", "peer",
-           "name", self.gif[1], "netns", self.g[1])
+        r.veth(self.vm1, self.gif[0], b_ns=self.g[0])
+        r.veth(self.brp, self.gif[1], fr, self.g[1])
         sh("ip", "-n", fr, "link", "set", self.brp, "master", "br100")
         for ifname in ("br100", "vxlan100", self.brp):
             sh("ip", "-n", fr, "link", "set", ifname, "up")
         for i in (0, 1):
-            g, gif = self.g[i], self.gif[i]
-            sh("ip", "-n", g, "link", "set", gif, "address", self.mac[i])
-            sh("ip", "-n", g, "addr", "add", self.addr[i] + "/24", "dev",
-               gif)
-            sh("ip", "-n", g, "link", "set", gif, "up")
-            sh("ip", "netns", "exec", g, sys.executable, TOOL,
-               "offload-off", gif)
+            r.guest(self.g[i], self.gif[i], self.addr[i] + "/24",
+                    mac=self.mac[i])
         for ifname in (self.ul[0], self.vm1):
-            sh("sysctl", "-qw", "net.ipv6.conf.%s.disable_ipv6=1" % ifname)
-            sh("ip", "link", "set", ifname, "up")
-            sh(sys.executable, TOOL, "offload-off", ifname)
+            r.nic(ifname)
 
     def down(self):
-        for ifname in (self.ul[0], self.vm1):
-            sh("ip", "link", "del", ifname, check_rc=False)
-        for ns in [self.h1, self.fr] + self.g:
-            sh("ip", "netns", "del", ns, check_rc=False)
+        self.rig.down()
 
     def ping(self, src, dst, count, size=56):
-        out = sh("ip", "netns", "exec", self.g[src], sys.executable, TOOL,
-                 "ping", self.addr[dst], str(count), str(size), "0.1",
-                 timeout=60).split()
-        return int(out[0]), int(out[1])
+        return tuple(netns.ping(self.g[src], self.addr[dst], count, size,
+                                0.1)[:2])
 
     def tcp(self, nbytes):
-        port = "5%04d" % (os.getpid() % 10000)
-        srv = subprocess.Popen(
-            ["ip", "netns", "exec", self.g[1], sys.executable, TOOL,
-             "tcp-recv", self.addr[1], port], stdout=subprocess.PIPE,
-            text=True)
-        try:
-            srv.stdout.readline()
-            sent = sh("ip", "netns", "exec", self.g[0], sys.executable, TOOL,
-                      "tcp-send", self.addr[1], port, str(nbytes),
-                      timeout=60).strip()
-            got = srv.communicate(timeout=60)[0].strip()
-        finally:
-            if srv.poll() is None:
-                srv.kill()
-                srv.wait(5)
-        return sent, got
+        return netns.tcp(self.g[0], self.g[1], self.addr[1], nbytes)
 
 
 class Frr:

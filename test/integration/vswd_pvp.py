@@ -31,27 +31,18 @@ import argparse
 import os
 import shutil
 import signal
-import subprocess
 import sys
 import tempfile
 import time
 
 from vswtest.checks import Checks, vswd_end
+from vswtest import netns
+from vswtest.netns import sh
 from vswtest.testpmd import Guest
 from vswtest.vswd import Vswd
 
 CASES = ("veth", "null", "pmd2", "sleep", "retries")
-TOOL = os.path.join(os.path.dirname(os.path.abspath(__file__)),
-                    "netns_tool.py")
 SKIP = 77
-
-
-def sh(*argv, check_rc=True, timeout=30):
-    r = subprocess.run(argv, capture_output=True, text=True,
-                       timeout=timeout)
-    if check_rc and r.returncode != 0:
-        raise RuntimeError("%s: %s" % (" ".join(argv), r.stderr.strip()))
-    return r.stdout
 
 
 class Net:
@@ -63,55 +54,37 @@ class Net:
         self.host = ["vh%da%d" % (tag, i) for i in (1, 2)]
         self.guest = ["vh%db%d" % (tag, i) for i in (1, 2)]
         self.addr = ["10.99.0.1", "10.99.0.2"]
+        self.rig = netns.Rig()
 
     def up(self):
+        r = self.rig
         for i in range(2):
             ns, h, g = self.ns[i], self.host[i], self.guest[i]
-            sh("ip", "netns", "add", ns)
-            sh("ip", "link", "add", h, "type", "veth", "peer", "name", g)
-            sh("ip", "link", "set", g, "netns", ns)
-            sh("ip", "netns", "exec", ns, "ip", "addr", "add",
-               self.addr[i] + "/24", "dev", g)
-            sh("ip", "netns", "exec", ns, "ip", "link", "set", g, "up")
-            sh("ip", "netns", "exec", ns, "ip", "link", "set", "lo", "up")
+            r.ns_add(ns, lo=False)
+            r.veth(h, g, b_ns=ns)
+            sh("ip", "-n", ns, "addr", "add", self.addr[i] + "/24", "dev",
+               g)
+            sh("ip", "-n", ns, "link", "set", g, "up")
+            sh("ip", "-n", ns, "link", "set", "lo", "up")
             sh("ip", "link", "set", h, "up")
             # A NIC hands over whole frames with checksums: no GSO
             # super-frames or partial checksums into the packet socket.
-            sh("ip", "netns", "exec", ns, sys.executable, TOOL,
-               "offload-off", g)
-            sh(sys.executable, TOOL, "offload-off", h)
+            r.offload_off(g, ns)
+            r.offload_off(h)
 
     def down(self):
-        for i in range(2):
-            sh("ip", "link", "del", self.host[i], check_rc=False)
-            sh("ip", "netns", "del", self.ns[i], check_rc=False)
+        self.rig.down()
 
     def run(self, i, *args, timeout=60):
-        return sh("ip", "netns", "exec", self.ns[i], sys.executable, TOOL,
-                  *args, timeout=timeout)
+        return netns.tool(self.ns[i], *args, timeout=timeout)
 
     def ping(self, count, size, interval=0.2):
-        out = self.run(0, "ping", self.addr[1], str(count), str(size),
-                       str(interval)).split()
-        return int(out[0]), int(out[1]), [int(x) for x in out[2:]]
+        out = netns.ping(self.ns[0], self.addr[1], count, size, interval)
+        return out[0], out[1], out[2:]
 
     def tcp(self, nbytes):
         """A TCP stream ns1 -> ns2; (sent, received) as "BYTES MD5"."""
-        port = "5%04d" % (os.getpid() % 10000)
-        srv = subprocess.Popen(
-            ["ip", "netns", "exec", self.ns[1], sys.executable, TOOL,
-             "tcp-recv", self.addr[1], port], stdout=subprocess.PIPE,
-            text=True)
-        try:
-            srv.stdout.readline()  # "listening"
-            sent = self.run(0, "tcp-send", self.addr[1], port,
-                            str(nbytes)).strip()
-            got = srv.communicate(timeout=60)[0].strip()
-        finally:
-            if srv.poll() is None:
-                srv.kill()
-                srv.wait(5)
-        return sent, got
+        return netns.tcp(self.ns[0], self.ns[1], self.addr[1], nbytes)
 
 
 class Case:

@@ -4,9 +4,9 @@
  * ring ports: p0 the underlay, p1 and p2 local ports of domain 100, p3 a
  * port the rule table serves. Learning, flooding with head-end
  * replication, split horizon, remote MACs, the local-wins rule, ARP for
- * the local VTEP (answered, learned, requested), the inner size limit at
- * exactly the underlay MTU - 36 and one past, hostile underlay input, and
- * packets in = out + counted drops after every step.
+ * the local VTEP (answered, learned, requested, refreshed), the inner size
+ * limit at exactly the underlay MTU - 36 and one past, hostile underlay input,
+ * and packets in = out + counted drops after every step.
  */
 #include <arpa/inet.h>
 #include <stdarg.h>
@@ -411,6 +411,116 @@ test_arp(void **state)
 	ctx_free(c);
 }
 
+/* What p0 sent: ARP requests (bit per target VTEP, 2 or 3) and VXLAN
+ * packets (outer destination MAC into *dmac); how many. */
+static unsigned
+underlay_out(struct ctx *c, unsigned *asked, uint8_t dmac[6])
+{
+	struct rte_mbuf *o[8];
+	unsigned n = collect(c, 0, o, 8);
+
+	*asked = 0;
+	for (unsigned i = 0; i < n; i++) {
+		const uint8_t *p = rte_pktmbuf_mtod(o[i], const uint8_t *);
+		uint32_t ip;
+
+		if (p[12] == 8 && p[13] == 6) {
+			assert_memory_equal(p, bcast, 6);
+			assert_int_equal(p[21], 1);
+			memcpy(&ip, p + 38, 4);
+			*asked |= 1u << (ntohl(ip) & 0xff);
+		} else {
+			memcpy(dmac, p, 6);
+		}
+	}
+	free_all(o, n);
+	return n;
+}
+
+/*
+ * ARP refresh: a known VTEP not heard from for VSW_OVERLAY_REFRESH_SEC is
+ * asked again, to the second; its answer from a new MAC (the underlay NIC
+ * replaced) moves one-way traffic there; a VTEP that stays silent is asked
+ * VSW_OVERLAY_REFRESH_PROBES times a second apart, then forgotten (its
+ * traffic counted as vxlan_no_neigh) until it answers; VXLAN from a VTEP
+ * at its MAC counts as hearing it.
+ */
+static void
+test_arp_refresh(void **state)
+{
+	static const uint8_t vt2_new[6] = {0x02, 0xcc, 0, 0, 0, 2};
+	const uint64_t t0 = 100, due = t0 + VSW_OVERLAY_REFRESH_SEC;
+	struct ctx *c = setup();
+	uint8_t h1[6], r9[6], r8[6], dmac[6];
+	struct rte_mbuf *m;
+	unsigned asked, k;
+
+	(void)state;
+	host_mac(1, h1);
+	host_mac(9, r9);
+	host_mac(8, r8);
+	resolve(c, vt2_mac, VT2);
+	resolve(c, vt3_mac, VT3);
+	assert_int_equal(vsw_switch_domain_mac_add(c->sw, VNI, r9, VT2), 0);
+	assert_int_equal(vsw_switch_domain_mac_add(c->sw, VNI, r8, VT3), 0);
+	vsw_switch_overlay_tick(c->sw, t0);
+	vsw_switch_overlay_tick(c->sw, due - 1);
+	poll_all(c);
+	assert_int_equal(underlay_out(c, &asked, dmac), 0);
+	vsw_switch_overlay_tick(c->sw, due);
+	poll_all(c);
+	assert_int_equal(underlay_out(c, &asked, dmac), 2);
+	assert_int_equal(asked, (1u << 2) | (1u << 3));
+	assert_int_equal(ovc(c, VSW_OVERLAY_ARP_REFRESH), 2);
+	/* VTEP 2 answers from its new NIC: one-way traffic follows */
+	resolve(c, vt2_new, VT2);
+	assert_int_equal(ovc(c, VSW_OVERLAY_NEIGH_CHANGED), 1);
+	m = mk_pkt(r9, h1, -1, 1, 0, 64);
+	inject(c, 1, &m, 1);
+	poll_all(c);
+	assert_int_equal(underlay_out(c, &asked, dmac), 1);
+	assert_memory_equal(dmac, vt2_new, 6);
+	/* VTEP 3 stays silent: asked again a second apart, then forgotten */
+	for (k = 2; k <= VSW_OVERLAY_REFRESH_PROBES; k++) {
+		vsw_switch_overlay_tick(c->sw, due + k - 1);
+		poll_all(c);
+		assert_int_equal(underlay_out(c, &asked, dmac), 1);
+		assert_int_equal(asked, 1u << 3);
+	}
+	assert_int_equal(ovc(c, VSW_OVERLAY_NEIGH_EXPIRED), 0);
+	vsw_switch_overlay_tick(c->sw, due + k - 1);
+	poll_all(c);
+	assert_int_equal(underlay_out(c, &asked, dmac), 1);
+	assert_int_equal(asked, 1u << 3);
+	assert_int_equal(ovc(c, VSW_OVERLAY_NEIGH_EXPIRED), 1);
+	assert_int_equal(ovc(c, VSW_OVERLAY_ARP_REFRESH),
+		2 + VSW_OVERLAY_REFRESH_PROBES - 1);
+	m = mk_pkt(r8, h1, -1, 1, 0, 64);
+	inject(c, 1, &m, 1);
+	poll_all(c);
+	assert_int_equal(underlay_out(c, &asked, dmac), 0);
+	assert_int_equal(ovc(c, VSW_OVERLAY_NO_NEIGH), 1);
+	resolve(c, vt3_mac, VT3);
+	m = mk_pkt(r8, h1, -1, 1, 0, 64);
+	inject(c, 1, &m, 1);
+	poll_all(c);
+	assert_int_equal(underlay_out(c, &asked, dmac), 1);
+	assert_memory_equal(dmac, vt3_mac, 6);
+	/* VXLAN from VTEP 2 at its MAC counts as heard: only VTEP 3 is due */
+	vsw_switch_overlay_tick(c->sw, due + k);
+	m = from_vtep(mk_pkt(h1, r9, -1, 1, 0, 64), vt2_new, VT2, VNI);
+	inject(c, 0, &m, 1);
+	poll_all(c);
+	count_at(c, 1);
+	vsw_switch_overlay_tick(c->sw, due + k + VSW_OVERLAY_REFRESH_SEC - 1);
+	vsw_switch_overlay_tick(c->sw, due + k + VSW_OVERLAY_REFRESH_SEC);
+	poll_all(c);
+	assert_int_equal(underlay_out(c, &asked, dmac), 1);
+	assert_int_equal(asked, 1u << 3);
+	check_identity(c);
+	ctx_free(c);
+}
+
 /* Garbage and near-VXLAN on the underlay: no crash, every packet out or
  * counted. */
 static void
@@ -548,6 +658,7 @@ main(void)
 		cmocka_unit_test(test_inner_limit),
 		cmocka_unit_test(test_local_wins),
 		cmocka_unit_test(test_arp),
+		cmocka_unit_test(test_arp_refresh),
 		cmocka_unit_test(test_hostile_underlay),
 		cmocka_unit_test(test_control),
 	};

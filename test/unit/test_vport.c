@@ -237,6 +237,89 @@ vhu_get_u64(int fd, uint32_t request)
 	return msg.u64;
 }
 
+/* A request with a u64 payload; with ack, NEED_REPLY and the reply's
+ * u64 (0: done, else refused), else 0. */
+static uint64_t
+vhu_set_u64(int fd, uint32_t request, uint64_t v, bool ack)
+{
+	struct {
+		uint32_t request, flags, size;
+		uint64_t u64;
+	} __attribute__((packed)) msg = {request, 1 | (ack ? 8 : 0), 8, v};
+
+	assert_int_equal(write(fd, &msg, sizeof(msg)), (ssize_t)sizeof(msg));
+	if (!ack)
+		return 0;
+	memset(&msg, 0, sizeof(msg));
+	assert_int_equal(read(fd, &msg, sizeof(msg)), (ssize_t)sizeof(msg));
+	assert_int_equal(msg.request, request);
+	return msg.u64;
+}
+
+/*
+ * NET_SET_MTU through librte_vhost and the pre-message hook, as QEMU
+ * sends it (host_mtu=, REPLY_ACK): above the port's limit it is nacked
+ * and counted, the connection kept; at the limit it is taken and shown; a
+ * lower limit while the guest is at a higher MTU is counted once; the MTU
+ * is forgotten on disconnect.
+ */
+static void
+test_mtu_limit(void **state)
+{
+	struct sockaddr_un sun = {.sun_family = AF_UNIX};
+	struct timeval tv = {.tv_sec = 5};
+	struct vsw_vport_info info;
+	struct vsw_vport_mtu mt;
+	struct vsw_vport *p;
+	int fd, tries;
+
+	(void)state;
+	p = make_port("mtu.sock", false, 1, 0);
+	vsw_vport_mtu_limit_set(p, 1450);
+	fd = socket(AF_UNIX, SOCK_STREAM, 0);
+	assert_true(fd >= 0);
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	sock_path(sun.sun_path, sizeof(sun.sun_path), "mtu.sock");
+	assert_int_equal(connect(fd, (struct sockaddr *)&sun, sizeof(sun)), 0);
+	assert_true(vhu_get_u64(fd, 1 /* GET_FEATURES */) &
+		    (1ULL << VIRTIO_NET_F_MTU));
+	vhu_set_u64(fd, 16 /* SET_PROTOCOL_FEATURES */,
+		(1ULL << VHOST_USER_PROTOCOL_F_REPLY_ACK) |
+			(1ULL << VHOST_USER_PROTOCOL_F_NET_MTU),
+		false);
+	assert_int_not_equal(
+		vhu_set_u64(fd, 20 /* NET_SET_MTU */, 1451, true), 0);
+	vsw_vport_mtu_get(p, &mt);
+	assert_int_equal(mt.mtu, 0);
+	assert_int_equal(mt.limit, 1450);
+	assert_int_equal(mt.refused, 1);
+	assert_int_equal(vhu_set_u64(fd, 20, 1450, true), 0);
+	assert_int_not_equal(vhu_set_u64(fd, 20, 67, true), 0);
+	vsw_vport_mtu_get(p, &mt);
+	assert_int_equal(mt.mtu, 1450);
+	assert_int_equal(mt.refused, 2);
+	assert_int_equal(mt.over_limit, 0);
+	vsw_vport_mtu_limit_set(p, 1450); /* the same: nothing to say */
+	vsw_vport_mtu_limit_set(p, 1449);
+	vsw_vport_mtu_limit_set(p, 1449);
+	vsw_vport_mtu_get(p, &mt);
+	assert_int_equal(mt.over_limit, 1);
+	assert_int_equal(mt.limit, 1449);
+	vsw_vport_info_get(p, &info);
+	assert_true(info.connected);
+	close(fd);
+	for (tries = 0; tries < 500; tries++) {
+		vsw_vport_info_get(p, &info);
+		if (!info.connected)
+			break;
+		usleep(10000);
+	}
+	assert_false(info.connected);
+	vsw_vport_mtu_get(p, &mt);
+	assert_int_equal(mt.mtu, 0);
+	vsw_vport_destroy(p);
+}
+
 /* offloads off: the offer is the full set without the six offload bits */
 static void
 test_offer_no_offloads(void **state)
@@ -247,6 +330,7 @@ test_offer_no_offloads(void **state)
 			      (1ULL << VIRTIO_RING_F_INDIRECT_DESC) |
 			      (1ULL << VIRTIO_RING_F_EVENT_IDX) |
 			      (1ULL << VIRTIO_NET_F_MQ) |
+			      (1ULL << VIRTIO_NET_F_MTU) |
 			      (1ULL << VHOST_F_LOG_ALL) |
 			      (1ULL << VIRTIO_NET_F_GUEST_ANNOUNCE) |
 			      (1ULL << VIRTIO_F_RING_PACKED) |
@@ -285,6 +369,7 @@ test_protocol_offer(void **state)
 			      (1ULL << VIRTIO_F_RING_PACKED) |
 			      (1ULL << VIRTIO_F_IN_ORDER) |
 			      (1ULL << VIRTIO_NET_F_MQ) |
+			      (1ULL << VIRTIO_NET_F_MTU) |
 			      (1ULL << VHOST_F_LOG_ALL) |
 			      (1ULL << VIRTIO_NET_F_GUEST_ANNOUNCE) |
 			      (1ULL << VHOST_USER_F_PROTOCOL_FEATURES) |
@@ -311,7 +396,8 @@ test_protocol_offer(void **state)
 		(1ULL << VHOST_USER_PROTOCOL_F_MQ) |
 			(1ULL << VHOST_USER_PROTOCOL_F_REPLY_ACK) |
 			(1ULL << VHOST_USER_PROTOCOL_F_LOG_SHMFD) |
-			(1ULL << VHOST_USER_PROTOCOL_F_RARP));
+			(1ULL << VHOST_USER_PROTOCOL_F_RARP) |
+			(1ULL << VHOST_USER_PROTOCOL_F_NET_MTU));
 	/* answered by our pre-message hook, not librte_vhost's 128 */
 	assert_int_equal(vhu_get_u64(fd, 17 /* GET_QUEUE_NUM */), 3);
 	vsw_vport_info_get(p, &info);
@@ -341,6 +427,7 @@ main(void)
 		cmocka_unit_test(test_not_ready_counted),
 		cmocka_unit_test(test_protocol_offer),
 		cmocka_unit_test(test_offer_no_offloads),
+		cmocka_unit_test(test_mtu_limit),
 		cmocka_unit_test(test_vport_guest_resume),
 		cmocka_unit_test(test_vport_mq_subset),
 	};

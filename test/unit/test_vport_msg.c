@@ -4,8 +4,9 @@
  * reference predicate written independently from the vhost-user spec, on
  * messages laid out by the tests' own wire format (test/hostile/vu_front.h):
  * hand-picked edge cases (every size and index boundary, every memory-table
- * field wrapping, the port's ring-size cap) and many random messages. No EAL, no socket: the checks only
- * read the message and the port's queue count (the ring-address check,
+ * field wrapping, the port's ring-size cap, NET_SET_MTU's range and the
+ * port's MTU limit) and many random messages. No EAL, no socket: the checks
+ * only read the message and the port's queue count (the ring-address check,
  * which needs librte_vhost's memory table, is covered by
  * test/integration/vswd_hostile.py).
  */
@@ -54,6 +55,9 @@ ref_ok(const struct vu_msg *m)
 	}
 	if (r == 19) /* SEND_RARP: a u64 holding the MAC */
 		return m->size == 8;
+	if (r == 20) /* NET_SET_MTU: a u64 in the virtio range, <= limit */
+		return m->size == 8 && m->u.u64 >= 68 && m->u.u64 <= 65535 &&
+		       (port.mtu_limit == 0 || m->u.u64 <= port.mtu_limit);
 	if (r == 0 || r == 7 || r > 18)
 		return false;
 	if ((r == 2 || r == 16 ||
@@ -190,6 +194,47 @@ test_ring_cap(void **state)
 	}
 }
 
+/* NET_SET_MTU against the range and a port's limit (an L2 domain's
+ * underlay MTU - 50): both bounds, the limit and one above it, the high
+ * word set; an accepted MTU is recorded, a refused one counted. */
+static void
+test_mtu(void **state)
+{
+	static const uint16_t limits[] = {0, 68, 1450, 1500, 8950, 65535};
+	const uint64_t vals[] = {0, 67, 68, 69, 1449, 1450, 1451, 1500, 1501,
+		8950, 8951, 65534, 65535, 65536, (1ull << 32) | 1450,
+		UINT64_MAX};
+	struct vu_msg m;
+	uint32_t i, j;
+
+	(void)state;
+	for (i = 0; i < sizeof(limits) / sizeof(limits[0]); i++) {
+		port_init();
+		port.mtu_limit = limits[i];
+		for (j = 0; j < sizeof(vals) / sizeof(vals[0]); j++) {
+			uint64_t refused = port.mtu_refused;
+			bool ok = vals[j] >= 68 && vals[j] <= 65535 &&
+				  (limits[i] == 0 || vals[j] <= limits[i]);
+
+			memset(&m, 0, sizeof(m));
+			m.request = 20;
+			m.size = 8;
+			m.u.u64 = vals[j];
+			port.mtu = 1;
+			check(&m);
+			port.mtu = 1;
+			assert_int_equal(
+				vport_msg_check(&port, &m) == NULL, ok);
+			assert_int_equal(port.mtu, ok ? vals[j] : 1);
+			assert_int_equal(port.mtu_refused, refused + 2 * !ok);
+		}
+		m.size = 4; /* a short payload: the size check */
+		m.u.u64 = 1400;
+		check(&m);
+		assert_non_null(vport_msg_check(&port, &m));
+	}
+}
+
 /* SET_FEATURES (2): LOG_ALL (26) is accepted with any checksum/TSO
  * offload bit (0, 1, 7, 8, 11, 12), with packed rings (34), and with
  * both. */
@@ -289,6 +334,7 @@ test_random(void **state)
 		for (k = 0; k < MSG_BYTES; k++)
 			b[k] = (uint8_t)tl_rand32(&r);
 		m.request = tl_rand32(&r) % 24;
+		port.mtu_limit = tl_rand32(&r) % 2 ? 0 : 1450;
 		m.size = tl_rand32(&r) % 3 == 0 ? 8 : tl_rand32(&r) % 300;
 		if (m.request == 5) {
 			m.u.mem.nregions = tl_rand32(&r) % 10;
@@ -300,6 +346,8 @@ test_random(void **state)
 					m.u.mem.r[k].uaddr >>= 20;
 					m.u.mem.r[k].offset >>= 20;
 				}
+		} else if (m.request == 20 && tl_rand32(&r) % 2) {
+			m.u.u64 = 1400 + tl_rand32(&r) % 100; /* near 1450 */
 		} else {
 			m.u.state.index &= tl_rand32(&r) % 2 ? 0x3 : 0xffff;
 			if (tl_rand32(&r) % 2)
@@ -339,6 +387,7 @@ main(void)
 		cmocka_unit_test(test_edges),
 		cmocka_unit_test(test_mem_table),
 		cmocka_unit_test(test_ring_cap),
+		cmocka_unit_test(test_mtu),
 		cmocka_unit_test(test_log_all_combinations),
 		cmocka_unit_test(test_random),
 		cmocka_unit_test(test_names),

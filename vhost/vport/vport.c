@@ -31,7 +31,9 @@
 RTE_LOG_REGISTER(vport_logtype, vsw.vport, INFO);
 
 /* What we offer: split and packed rings, in-order use (virtq_inorder.c),
- * mergeable RX, indirect, event idx, MQ; live
+ * mergeable RX, indirect, event idx, MQ; the MTU in the guest's config
+ * space (QEMU clears F_MTU from its host_mtu= unless we offer it, then
+ * tells us with NET_SET_MTU, checked in vport_msg.c); live
  * migration: dirty logging, the guest announcing itself (its driver needs
  * the control queue, which QEMU serves itself). */
 #define VPORT_FEATURES                                                     \
@@ -41,6 +43,7 @@ RTE_LOG_REGISTER(vport_logtype, vsw.vport, INFO);
 		(1ULL << VIRTIO_F_RING_PACKED) |                           \
 		(1ULL << VIRTIO_F_IN_ORDER) |                              \
 		(1ULL << VIRTIO_NET_F_MQ) |                                \
+		(1ULL << VIRTIO_NET_F_MTU) |                               \
 		(1ULL << VHOST_F_LOG_ALL) |                                \
 		(1ULL << VIRTIO_NET_F_GUEST_ANNOUNCE) |                    \
 		(1ULL << VHOST_USER_F_PROTOCOL_FEATURES))
@@ -60,7 +63,8 @@ RTE_LOG_REGISTER(vport_logtype, vsw.vport, INFO);
 	((1ULL << VHOST_USER_PROTOCOL_F_MQ) |        \
 		(1ULL << VHOST_USER_PROTOCOL_F_REPLY_ACK) | \
 		(1ULL << VHOST_USER_PROTOCOL_F_LOG_SHMFD) | \
-		(1ULL << VHOST_USER_PROTOCOL_F_RARP))
+		(1ULL << VHOST_USER_PROTOCOL_F_RARP) |      \
+		(1ULL << VHOST_USER_PROTOCOL_F_NET_MTU))
 
 /* The virtq contract numbers bits like virtio; check we agree. */
 _Static_assert(VSW_VIRTIO_NET_F_MRG_RXBUF == VIRTIO_NET_F_MRG_RXBUF, "bit");

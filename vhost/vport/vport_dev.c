@@ -485,6 +485,7 @@ dev_destroy_connection(int vid)
 	vport_txmap_update(port);
 	port->vid = -1;
 	port->conn_fd = -1;
+	port->mtu = 0; /* a new connection sends its own */
 	port->disconnects++;
 	VPORT_LOG(INFO, port, "disconnected");
 	pthread_mutex_unlock(&port->lock);

@@ -10,7 +10,8 @@
  * it past the end is SIGBUS) or whose guest range wraps, ring addresses in
  * no region; and it leaks the region fd when mmap_offset + size wraps.
  *
- * Threads: librte_vhost's event thread, port->lock held. Trusts nothing
+ * Threads: librte_vhost's event thread, port->lock held (the MTU limit's
+ * setter and getter: the control thread, taking it). Trusts nothing
  * in the message; the message buffer itself is librte_vhost's (header +
  * payload as read, never longer than its payload union).
  */
@@ -148,6 +149,31 @@ vring_addr_check(struct vsw_vport *port, int vid, const struct vport_msg *m)
 	return why;
 }
 
+/*
+ * NET_SET_MTU: the MTU QEMU put in the guest's config space (host_mtu=).
+ * librte_vhost takes 68..65535 of the u64; a port in an L2 domain takes
+ * no more than its limit, because every frame above underlay MTU - 50
+ * would be dropped as vxlan_too_big: refused, QEMU then says "MTU not
+ * supported by the backend" and does not start the device.
+ */
+static const char *
+mtu_check(struct vsw_vport *port, const struct vport_msg *m)
+{
+	const char *why = NULL;
+
+	if (m->u.u64 < VPORT_MTU_MIN || m->u.u64 > VPORT_MTU_MAX)
+		why = "MTU not in 68..65535";
+	else if (port->mtu_limit != 0 && m->u.u64 > port->mtu_limit)
+		why = "MTU above the port's limit (L2 domain: underlay "
+		      "MTU - 50)";
+	if (why != NULL) {
+		port->mtu_refused++;
+		return why;
+	}
+	port->mtu = (uint16_t)m->u.u64;
+	return NULL;
+}
+
 /* Index of a per-vring message, or -1 when the request has none. */
 static int64_t
 vring_index(const struct vport_msg_row *row, const struct vport_msg *m)
@@ -177,6 +203,8 @@ vport_msg_check(struct vsw_vport *port, void *msg)
 		return mem_table_check(m);
 	if (m->request == VPORT_MSG_SET_LOG_BASE)
 		return vport_log_base_check(port, m);
+	if (m->request == VPORT_MSG_NET_SET_MTU)
+		return mtu_check(port, m);
 	idx = vring_index(row, m);
 	if (idx < 0)
 		return NULL;
@@ -222,6 +250,34 @@ vport_mem_files_check(struct vsw_vport *port)
 	}
 	free(mem);
 	return why;
+}
+
+void
+vsw_vport_mtu_limit_set(struct vsw_vport *port, uint16_t limit)
+{
+	pthread_mutex_lock(&port->lock);
+	if (limit != 0 && port->mtu > limit && limit != port->mtu_limit) {
+		/* the guest's config space cannot change under it */
+		port->mtu_over_limit++;
+		VPORT_LOG(WARNING, port,
+			"guest MTU %u is above the new limit %u: its frames "
+			"above it will be dropped (vxlan_too_big); restart it "
+			"with host_mtu=%u",
+			port->mtu, limit, limit);
+	}
+	port->mtu_limit = limit;
+	pthread_mutex_unlock(&port->lock);
+}
+
+void
+vsw_vport_mtu_get(struct vsw_vport *port, struct vsw_vport_mtu *out)
+{
+	pthread_mutex_lock(&port->lock);
+	out->mtu = port->mtu;
+	out->limit = port->mtu_limit;
+	out->refused = port->mtu_refused;
+	out->over_limit = port->mtu_over_limit;
+	pthread_mutex_unlock(&port->lock);
 }
 
 void

@@ -35,6 +35,8 @@
 #define VPORT_MSG_VRING_NOFD (1ull << 8) /* SET_VRING_KICK/CALL/ERR */
 #define VPORT_MSG_NEED_REPLY 0x8u		 /* header flags */
 #define VPORT_MSG_FDS_MAX 8		 /* librte_vhost's per message */
+#define VPORT_MTU_MIN 68 /* NET_SET_MTU, as librte_vhost takes it */
+#define VPORT_MTU_MAX 65535
 /* librte_vhost 22.11's payload union (VhostUserMsg: its largest member is
  * the crypto session parameters); the fds follow the message */
 #define VPORT_MSG_PAYLOAD_MAX 632
@@ -86,7 +88,7 @@
 	X(SET_VRING_ENABLE,      18, 8, 8,             0,                   \
 		VPORT_MSG_OFFERED_VRING)                                     \
 	X(SEND_RARP,             19, 8, 8,             0, VPORT_MSG_F_OFFERED) \
-	X(NET_SET_MTU,           20, 0, VPORT_MSG_ANY, 0, 0)                 \
+	X(NET_SET_MTU,           20, 8, 8,             0, VPORT_MSG_F_OFFERED) \
 	X(SET_BACKEND_REQ_FD,    21, 0, VPORT_MSG_ANY, 1, 0)                 \
 	X(IOTLB_MSG,             22, 0, VPORT_MSG_ANY, 0, 0)                 \
 	X(SET_VRING_ENDIAN,      23, 0, VPORT_MSG_ANY, 0, 0)                 \

@@ -101,6 +101,10 @@ struct vsw_vport {
 	uint64_t rarp_sent;	/* RARP frames injected (poller, atomic) */
 	uint32_t rarp_pending;	/* SEND_RARP seen, not injected (atomic) */
 	uint8_t rarp_mac[6];
+	uint16_t mtu;		 /* NET_SET_MTU accepted last; 0: none */
+	uint16_t mtu_limit;	 /* vsw_vport_mtu_limit_set; 0: none */
+	uint64_t mtu_refused;	 /* NET_SET_MTU refused (range, limit) */
+	uint64_t mtu_over_limit; /* limits set below the guest's MTU */
 	uint64_t log_next_tsc; /* rate limit for guest-error lines */
 	uint32_t log_suppressed;
 	struct vsw_mem mem;	    /* what published queues translate with */

@@ -229,11 +229,9 @@ single_out(const struct vsw_pmd *pmd, const struct vsw_sw_rule *r,
 }
 
 static inline void
-run_rule(struct vsw_pmd *pmd, const struct vsw_sw_rule *r, uint16_t in_port,
-	struct rte_mbuf **pkts, const struct vsw_flow_key *const *keys,
-	unsigned n)
+rule_count(struct vsw_pmd *pmd, const struct vsw_sw_rule *r,
+	struct rte_mbuf *const *pkts, unsigned n)
 {
-	const struct vsw_flow_key *ek[VSW_SWITCH_BURST];
 	struct vsw_rule_ctr *rc = &pmd->rule_ctr[r->id];
 	uint64_t bytes = 0;
 	unsigned i;
@@ -242,6 +240,16 @@ run_rule(struct vsw_pmd *pmd, const struct vsw_sw_rule *r, uint16_t in_port,
 		bytes += rte_pktmbuf_pkt_len(pkts[i]);
 	ctr_add(&rc->packets, n);
 	ctr_add(&rc->bytes, bytes);
+}
+
+static inline void
+run_rule(struct vsw_pmd *pmd, const struct vsw_sw_rule *r, uint16_t in_port,
+	struct rte_mbuf **pkts, const struct vsw_flow_key *const *keys,
+	unsigned n)
+{
+	const struct vsw_flow_key *ek[VSW_SWITCH_BURST];
+
+	rule_count(pmd, r, pkts, n);
 	if (likely(r->out_kind == VSW_OUT_PORTS && r->n_edits == 0 &&
 		    single_out(pmd, r, in_port))) {
 		out_multi(pmd, r->out_ports, 1, pkts, n);
@@ -293,8 +301,14 @@ void
 actions_rule_burst(struct vsw_pmd *pmd, const struct vsw_sw_rule *r,
 	uint16_t in_port, struct rte_mbuf **pkts, unsigned n)
 {
-	/* No edits, no normal: run_rule never reads the keys. */
-	run_rule(pmd, r, in_port, pkts, NULL, n);
+	/* A port-pair rule has one output port and no edits, so it needs no
+	 * flow keys (and run_rule's edit path, which copies them, is not
+	 * reachable from here). */
+	rule_count(pmd, r, pkts, n);
+	if (likely(single_out(pmd, r, in_port)))
+		out_multi(pmd, r->out_ports, 1, pkts, n);
+	else
+		run_ports(pmd, r->out_ports, r->n_out, in_port, pkts, n);
 }
 
 /*

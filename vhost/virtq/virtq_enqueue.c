@@ -176,16 +176,7 @@ enqueue_one(struct vsw_virtq *vq, struct rte_mbuf *m, uint16_t avail_end,
 	if (unlikely(rc != ENQ_OK))
 		return rc;
 	hdr[10] = 1; /* num_buffers, patched below when more are used */
-	if (vq->hdr_coalign && RTE_MBUF_DIRECT(m) &&
-		rte_mbuf_refcnt_read(m) == 1 &&
-		rte_pktmbuf_headroom(m) >= vq->hdr_len) {
-		uint8_t *h = rte_pktmbuf_mtod(m, uint8_t *) - vq->hdr_len;
-
-		memcpy(h, hdr, vq->hdr_len);
-		sp = h;
-		sl += m->data_len;
-		seg = m->next;
-	}
+	virtq_hdr_coalign(vq, m, hdr, &sp, &sl, &seg);
 	rc = enq_take_chain(vq, &p);
 	if (unlikely(rc != ENQ_OK))
 		goto out;

@@ -17,6 +17,7 @@
 #include <rte_branch_prediction.h>
 #include <rte_common.h>
 #include <rte_log.h>
+#include <rte_mbuf.h>
 
 #include <vsw/virtq.h>
 
@@ -262,6 +263,29 @@ void virtq_log_flush(struct vsw_virtq *vq);
 void virtq_log_used(struct vsw_virtq *vq, uint16_t first, uint32_t n);
 /* packed: descriptor slots [first .. first + n) (mod size) */
 void virtq_log_pdesc(struct vsw_virtq *vq, uint16_t first, uint32_t n);
+
+/*
+ * Co-alignment (cfg.hdr_coalign), split and packed alike: when the first
+ * segment is ours alone and has the headroom, write the virtio-net header
+ * in front of it, so header + first segment are copied as one run.
+ */
+static __rte_always_inline void
+virtq_hdr_coalign(const struct vsw_virtq *vq, struct rte_mbuf *m,
+	const uint8_t *hdr, const uint8_t **sp, uint32_t *sl,
+	const struct rte_mbuf **seg)
+{
+	uint8_t *h;
+
+	if (!vq->hdr_coalign || !RTE_MBUF_DIRECT(m) ||
+		rte_mbuf_refcnt_read(m) != 1 ||
+		rte_pktmbuf_headroom(m) < vq->hdr_len)
+		return;
+	h = rte_pktmbuf_mtod(m, uint8_t *) - vq->hdr_len;
+	memcpy(h, hdr, vq->hdr_len);
+	*sp = h;
+	*sl += m->data_len;
+	*seg = m->next;
+}
 
 static __rte_always_inline bool
 virtq_logging(const struct vsw_virtq *vq)

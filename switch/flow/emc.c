@@ -18,6 +18,10 @@
 
 #include "dpcls_priv.h"
 
+#if defined(__SSE4_2__) || defined(__SSE4_1__)
+#include <nmmintrin.h>
+#endif
+
 #define EMC_HASH_BASIS 0x6a09e667f3bcc908ull
 
 struct emc_entry {
@@ -82,17 +86,39 @@ vsw_emc_flush(struct vsw_emc *emc)
 		(size_t)(emc->mask + 1) * sizeof(struct emc_entry));
 }
 
+/*
+ * VSW_EMC_TEST_HASH: every hash is ANDed with emc_test_hash_mask, so that
+ * distinct keys share hashes and slots at will and only the key compare
+ * keeps them apart (test_emc's collision copy). libvsw_flow never has it.
+ */
+#ifdef VSW_EMC_TEST_HASH
+extern uint32_t emc_test_hash_mask;
+#define EMC_HASH_FINISH(h) (emc_test_hash_mask & (h))
+#else
+#define EMC_HASH_FINISH(h) (h)
+#endif
+
 static inline __attribute__((always_inline)) uint32_t
 emc_hash(const struct vsw_flow_key *key)
 {
-	/*
-	 * Four independent products of word pairs (NH-style) instead of one
-	 * eight-step chain: the multiplies overlap, and a final mix folds the
-	 * high bits down. Collisions only cost a miss (the key is compared),
-	 * so crafted colliding keys can at worst defeat the cache, which
-	 * many distinct flows can do anyway.
-	 */
 	const uint64_t *w = vsw_flow_key_words(key);
+#ifdef __SSE4_2__
+	/*
+	 * CRC32-C over the eight words, as OVS hashes its miniflow with SSE4.2:
+	 * eight crc32 instructions with their loads folded in; consecutive
+	 * keys of a burst overlap in the pipeline. Collisions only cost a miss
+	 * (the key is compared), so crafted colliding keys can at worst defeat
+	 * the cache, which many distinct flows can do anyway.
+	 */
+	uint64_t h = EMC_HASH_BASIS;
+	unsigned i;
+
+#pragma GCC unroll 8
+	for (i = 0; i < VSW_FLOW_KEY_WORDS; i++)
+		h = _mm_crc32_u64(h, w[i]);
+	return EMC_HASH_FINISH((uint32_t)h);
+#else
+	/* Four independent products of word pairs (NH-style), folded. */
 	uint64_t h;
 
 	h = (w[0] + 0x9e3779b97f4a7c15ull) * (w[1] + 0xbf58476d1ce4e5b9ull) +
@@ -101,14 +127,35 @@ emc_hash(const struct vsw_flow_key *key)
 	    (w[6] + 0xe7037ed1a0b428dbull) * (w[7] + EMC_HASH_BASIS);
 	h ^= h >> 32;
 	h *= 0xff51afd7ed558ccdull;
-	return (uint32_t)(h ^ (h >> 29));
+	return EMC_HASH_FINISH((uint32_t)(h ^ (h >> 29)));
+#endif
 }
 
+/* Whole-key equality: four 16-byte XORs ORed and one test (both keys are
+ * 64-byte aligned), instead of a word loop -O2 leaves rolled. */
 static inline __attribute__((always_inline)) bool
 emc_key_eq(const struct vsw_flow_key *a, const struct vsw_flow_key *b)
 {
-	return dpcls_words_eq(vsw_flow_key_words(a), vsw_flow_key_words(b),
-		VSW_FLOW_KEY_WORDS);
+#ifdef __SSE4_1__
+	const __m128i *x = (const __m128i *)(const void *)a;
+	const __m128i *y = (const __m128i *)(const void *)b;
+	__m128i d0 = _mm_xor_si128(_mm_load_si128(x), _mm_load_si128(y));
+	__m128i d1 = _mm_xor_si128(_mm_load_si128(x + 1), _mm_load_si128(y + 1));
+	__m128i d2 = _mm_xor_si128(_mm_load_si128(x + 2), _mm_load_si128(y + 2));
+	__m128i d3 = _mm_xor_si128(_mm_load_si128(x + 3), _mm_load_si128(y + 3));
+
+	d0 = _mm_or_si128(_mm_or_si128(d0, d1), _mm_or_si128(d2, d3));
+	return _mm_testz_si128(d0, d0) != 0;
+#else
+	const uint64_t *x = vsw_flow_key_words(a), *y = vsw_flow_key_words(b);
+	uint64_t diff = 0;
+	unsigned i;
+
+#pragma GCC unroll 8
+	for (i = 0; i < VSW_FLOW_KEY_WORDS; i++)
+		diff |= x[i] ^ y[i];
+	return diff == 0;
+#endif
 }
 
 static inline uint32_t
@@ -122,25 +169,32 @@ uint32_t
 vsw_emc_lookup(struct vsw_emc *emc, const struct vsw_flow_key *keys,
 	uint32_t keys_map, void **results)
 {
+	/* Locals: the stores to results[] would make the compiler reload
+	 * emc's fields for every packet. */
+	const struct emc_entry *const ents = emc->entries;
+	const uint32_t mask = emc->mask;
 	uint32_t hashes[VSW_DPCLS_BURST];
+	const struct emc_entry *e;
 	uint32_t map, hits = 0;
 	unsigned i;
 
 	for (map = keys_map; map != 0; map &= map - 1) {
 		i = (unsigned)__builtin_ctz(map);
 		hashes[i] = emc_hash(&keys[i]);
-		__builtin_prefetch(&emc->entries[hashes[i] & emc->mask]);
+		/* An entry is two lines: the key, then hash and data. */
+		e = &ents[hashes[i] & mask];
+		__builtin_prefetch(e);
+		__builtin_prefetch(&e->data);
 	}
 	for (map = keys_map; map != 0; map &= map - 1) {
-		const struct emc_entry *e;
 		uint32_t h;
 
 		i = (unsigned)__builtin_ctz(map);
 		h = hashes[i];
-		e = &emc->entries[h & emc->mask];
+		e = &ents[h & mask];
 		if (e->hash != h || e->data == NULL ||
 			!emc_key_eq(&e->key, &keys[i])) {
-			e = &emc->entries[emc_slot2(h) & emc->mask];
+			e = &ents[emc_slot2(h) & mask];
 			if (e->hash != h || e->data == NULL ||
 				!emc_key_eq(&e->key, &keys[i]))
 				continue;

@@ -66,6 +66,14 @@ rd16(const uint8_t *p)
 	return v;
 }
 
+/* A big-endian 16-bit field in host order (rte_be_to_cpu_16 of a variable
+ * is an asm xchg the compiler cannot fold into the load). */
+static inline uint16_t
+rd16be(const uint8_t *p)
+{
+	return (uint16_t)((unsigned)p[0] << 8 | p[1]);
+}
+
 /* Pointer to len bytes at off, or NULL when they are not all in the packet. */
 static __rte_always_inline const uint8_t *
 fx_pull(const struct fx_pkt *c, uint32_t off, uint32_t len, void *buf,
@@ -73,10 +81,9 @@ fx_pull(const struct fx_pkt *c, uint32_t off, uint32_t len, void *buf,
 {
 	if (unlikely(off + len > c->limit))
 		return NULL;
-	if (likely(off + len <= c->seg_len))
+	/* Contiguous: limit starts at seg_len and only shrinks. */
+	if (!multi || likely(off + len <= c->seg_len))
 		return c->base + off;
-	if (!multi)
-		return NULL;
 	return rte_pktmbuf_read(c->m, off, len, buf);
 }
 
@@ -130,7 +137,7 @@ fx_ipv4(struct fx_pkt *c, uint32_t off, struct vsw_flow_key *key,
 	if (p == NULL || (p[0] >> 4) != 4)
 		return;
 	hlen = (uint32_t)(p[0] & 0xf) * 4;
-	tot = rte_be_to_cpu_16(rd16(p + 2));
+	tot = rd16be(p + 2);
 	/* Options must be complete; the datagram must hold its header. */
 	if (hlen < 20 || tot < hlen || off + hlen > c->limit)
 		return;
@@ -139,7 +146,7 @@ fx_ipv4(struct fx_pkt *c, uint32_t off, struct vsw_flow_key *key,
 	key->nw_proto = p[9];
 	memcpy(key->nw_src, p + 12, 4);
 	memcpy(key->nw_dst, p + 16, 4);
-	frag = rte_be_to_cpu_16(rd16(p + 6));
+	frag = rd16be(p + 6);
 	if (frag & 0x3fff) {
 		key->nw_frag = VSW_FRAG_ANY;
 		if (frag & 0x1fff) {
@@ -207,7 +214,7 @@ fx_ipv6(struct fx_pkt *c, uint32_t off, struct vsw_flow_key *key,
 	key->nw_proto = p[6];
 	key->nw_ttl = p[7];
 	memcpy(key->nw_src, p + 8, 32);
-	plen = rte_be_to_cpu_16(rd16(p + 4));
+	plen = rd16be(p + 4);
 	off += 40;
 	/* payload length 0 is a jumbogram (or broken): use the packet. */
 	if (plen != 0 && off + plen < c->limit)
@@ -229,7 +236,7 @@ fx_arp(const struct fx_pkt *c, uint32_t off, struct vsw_flow_key *key,
 
 	if (p == NULL || memcmp(p, eth_ipv4, sizeof(eth_ipv4)) != 0)
 		return;
-	op = rte_be_to_cpu_16(rd16(p + 6));
+	op = rd16be(p + 6);
 	key->nw_proto = op <= 0xff ? (uint8_t)op : 0;
 	memcpy(key->nw_src, p + 14, 4);
 	memcpy(key->nw_dst, p + 24, 4);

@@ -3,6 +3,10 @@
  * Exact-match cache: full flow key -> user pointer, one per PMD.
  *
  * Owned and used by exactly one thread (its PMD), so nothing here is atomic.
+ * A lookup hashes the whole key (CRC32-C, one instruction per word), checks
+ * the stored hash and compares the 64 bytes with four SSE XORs; across a
+ * burst the hashes and the entries' prefetches come first, the compares
+ * after, so the entries' cache misses overlap.
  * Each key has two candidate slots (two slices of its hash); insertion
  * replaces an empty or the same-key slot, else the slot whose stored hash is
  * smaller (a cheap pseudo-random choice). Insertion happens with probability

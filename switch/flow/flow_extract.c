@@ -282,7 +282,7 @@ fx_packet(struct fx_pkt *c, struct vsw_flow_key *key, const bool multi)
 		fx_arp(c, off, key, multi);
 }
 
-static __rte_noinline void
+static __rte_always_inline void
 fx_contig(const struct rte_mbuf *m, struct vsw_flow_key *key)
 {
 	struct fx_pkt c = {

@@ -212,7 +212,7 @@ test_routing(void **state)
 		n = 65536;
 		/* scalar and libc have no rep movsb large path */
 		if (strcmp(name, "scalar") != 0 && strcmp(name, "libc") != 0 &&
-				large_min <= n) {
+			large_min <= n) {
 			check_route(b, n, 0, 0, VSW_COPY_PATH_LARGE);
 			check_route(b, n, 3, 17, VSW_COPY_PATH_LARGE);
 		} else {

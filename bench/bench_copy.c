@@ -7,7 +7,8 @@
  * Method: the thread is pinned; each (state, case, size) group times every
  * implementation with rdtsc over batches of copies (warm-up first, batch
  * length calibrated to a cycle budget), the implementations' batches
- * interleaved, and keeps the median cycles per copy. A fixed
+ * interleaved, and keeps the median cycles per copy; that ROUNDS times,
+ * and the cell is the median of the rounds' medians. A fixed
  * dependent-multiply loop is timed before and after each group; if the
  * machine's speed moved between the two (another tenant, a frequency
  * change) the group is measured again, up to three times. Reports bytes
@@ -32,6 +33,8 @@
 #include "bench_copy.h"
 
 #define MAX_BATCHES 64
+#define ROUNDS 5 /* medians per group; the cell is their median */
+#define MAX_ROUNDS ROUNDS
 #define HOT_SPAN ((size_t)160 * 1024)	      /* per side: >= 64 KiB + pad */
 #define WARM_SPAN ((size_t)256 * 1024)	      /* per side: 512 KiB in all */
 #define COLD_SPAN ((size_t)256 * 1024 * 1024) /* per side: 512 MiB in all */
@@ -41,7 +44,9 @@
  * see no 4K aliasing between their loads and the previous copy's stores
  * (same low 12 address bits), which page-aligned twin buffers would give
  * every implementation alike, and which real mbuf/guest buffers rarely
- * have.
+ * have. The price: with dst +12 or +17, a hot copy of exactly 2 KiB ends
+ * just past dst's page, and every implementation's last store is split
+ * across two pages (all columns dip at 2048 B there alone).
  */
 #define DST_SHIFT 2048
 
@@ -187,7 +192,7 @@ measure_all(struct bench_job *j, unsigned batches, double budget, int st,
 {
 	static double v[MAX_IMPLS][MAX_BATCHES];
 	uint64_t iters[MAX_IMPLS] = {0}, t0;
-	unsigned b, i;
+	unsigned b, i, k;
 	double est;
 
 	for (i = 0; i < res.n_impls; i++) {
@@ -206,8 +211,11 @@ measure_all(struct bench_job *j, unsigned batches, double budget, int st,
 		iters[i] = j->iters;
 		impls[i].run(j); /* warm-up at the batch length */
 	}
+	/* Each batch starts one column further on, so no implementation
+	 * always runs right after the same neighbour. */
 	for (b = 0; b < batches; b++)
-		for (i = 0; i < res.n_impls; i++) {
+		for (k = 0; k < res.n_impls; k++) {
+			i = (k + b) % res.n_impls;
 			if (iters[i] == 0)
 				continue;
 			impl_select(&impls[i]);
@@ -221,6 +229,30 @@ measure_all(struct bench_job *j, unsigned batches, double budget, int st,
 			continue;
 		qsort(v[i], batches, sizeof(v[i][0]), cmp_double);
 		out[i] = v[i][batches / 2];
+	}
+}
+
+/*
+ * The median over rounds of measure_all()'s medians, each round with its
+ * own calibration and warm-up: one 64-192 B cell moved by a cycle (30 %)
+ * between runs of the same binary, more than between its batches.
+ */
+static void
+measure_rounds(struct bench_job *j, unsigned rounds, unsigned batches,
+	double budget, int st, double *out)
+{
+	static double m[MAX_IMPLS][MAX_ROUNDS];
+	double one[MAX_IMPLS];
+	unsigned r, i;
+
+	for (r = 0; r < rounds; r++) {
+		measure_all(j, batches, budget, st, one);
+		for (i = 0; i < res.n_impls; i++)
+			m[i][r] = one[i];
+	}
+	for (i = 0; i < res.n_impls; i++) {
+		qsort(m[i], rounds, sizeof(m[i][0]), cmp_double);
+		out[i] = m[i][rounds / 2];
 	}
 }
 
@@ -279,10 +311,12 @@ run_group(int st, int c, unsigned si, uint8_t *base[2], size_t span,
 	const struct opts *o)
 {
 	struct bench_job j;
-	/* ~80 us batches hot/warm, ~300 us cold: a full run takes 10-20 s */
+	/* ~80 us batches hot/warm, ~300 us cold, ROUNDS rounds: a full run
+	 * takes ~2 minutes */
 	unsigned batches =
 		st == ST_COLD ? (o->quick ? 9 : 31) : (o->quick ? 11 : 41);
 	double budget = st == ST_COLD ? 800e3 : (o->quick ? 50e3 : 200e3);
+	unsigned rounds = o->quick ? 1 : ROUNDS;
 	/* slot cursor per state, continued from group to group */
 	static size_t cursor[N_STATES];
 	int attempt;
@@ -294,7 +328,7 @@ run_group(int st, int c, unsigned si, uint8_t *base[2], size_t span,
 		job_init(&j, base[0], base[1], span, st, &cases[c],
 			res.sizes[si]);
 		j.pos = cursor[st] % j.nslots;
-		measure_all(&j, batches, budget, st, cpc);
+		measure_rounds(&j, rounds, batches, budget, st, cpc);
 		cursor[st] = j.pos;
 		for (i = 0; i < res.n_impls; i++) {
 			res.cell[st][c][si][i].cpc = cpc[i];

@@ -22,6 +22,7 @@
 
 #include <vsw/copy.h>
 
+#include "test_copy_common.h"
 #include "tl_rng.h"
 
 #define GUARD 64		      /* guard bytes each side of dst */
@@ -135,30 +136,24 @@ sweep_large(struct bufs *b)
 }
 
 static void
+sweep_large_cb(void *b)
+{
+	sweep_large(b);
+}
+
+static void
 test_each_impl_vs_memcpy(void **state)
 {
 	struct bufs *b = *state;
-	size_t large_min = vsw_copy_large_min_get();
 	uint64_t m0 = vsw_copy_validator_mismatches();
 	unsigned i, tested = 0;
+	const char *name;
 
-	for (i = 0; i < vsw_copy_impl_count(); i++) {
-		const char *name;
-		bool avail;
-
-		assert_int_equal(vsw_copy_impl_info(i, &name, &avail), 0);
-		if (!avail)
-			continue;
-		assert_int_equal(vsw_copy_impl_set(name), 0);
-		assert_string_equal(vsw_copy_impl_get(), name);
+	for (i = 0; tcc_impl_next(&i, &name); i++) {
 		sweep_small(b);
 		sweep_large(b);
-		if (large_min != SIZE_MAX) {
-			/* Large path off: the loops see 1 MiB too. */
-			assert_int_equal(vsw_copy_large_min_set(SIZE_MAX), 0);
-			sweep_large(b);
-			assert_int_equal(vsw_copy_large_min_set(large_min), 0);
-		}
+		/* Large path off: the loops see 1 MiB too. */
+		tcc_large_off(sweep_large_cb, b);
 		tested++;
 	}
 	assert_true(tested >= 1);
@@ -198,16 +193,10 @@ test_routing(void **state)
 {
 	struct bufs *b = *state;
 	size_t n, large_min;
+	const char *name;
 	unsigned i;
 
-	for (i = 0; i < vsw_copy_impl_count(); i++) {
-		const char *name;
-		bool avail;
-
-		vsw_copy_impl_info(i, &name, &avail);
-		if (!avail)
-			continue;
-		assert_int_equal(vsw_copy_impl_set(name), 0);
+	for (i = 0; tcc_impl_next(&i, &name); i++) {
 		large_min = vsw_copy_large_min_get();
 		for (n = 0; n <= VSW_COPY_SMALL_MAX; n += 7)
 			check_route(b, n, 5, 40, VSW_COPY_PATH_SMALL);
@@ -223,7 +212,7 @@ test_routing(void **state)
 		n = 65536;
 		/* scalar and libc have no rep movsb large path */
 		if (strcmp(name, "scalar") != 0 && strcmp(name, "libc") != 0 &&
-				large_min <= n) {
+			large_min <= n) {
 			check_route(b, n, 0, 0, VSW_COPY_PATH_LARGE);
 			check_route(b, n, 3, 17, VSW_COPY_PATH_LARGE);
 		} else {

@@ -25,6 +25,7 @@
 
 #include <vsw/copy.h>
 
+#include "test_copy_common.h"
 #include "tl_rng.h"
 
 #define MAX_N ((size_t)65536 + 64) /* largest size tested */
@@ -162,18 +163,28 @@ sweep(struct edges *e, copy_fn *fn, const char *name)
 	}
 }
 
+struct sweep_ctx {
+	struct edges *e;
+	copy_fn *fn;
+	const char *name;
+};
+
+static void
+sweep_cb(void *ctx)
+{
+	struct sweep_ctx *c = ctx;
+
+	sweep(c->e, c->fn, c->name);
+}
+
 /* Both large-path settings (default, off) where the CPU has one. */
 static void
 sweep_both(struct edges *e, copy_fn *fn, const char *name)
 {
-	size_t large = vsw_copy_large_min_get();
+	struct sweep_ctx c = {e, fn, name};
 
 	sweep(e, fn, name);
-	if (large != SIZE_MAX) {
-		assert_int_equal(vsw_copy_large_min_set(SIZE_MAX), 0);
-		sweep(e, fn, name);
-		assert_int_equal(vsw_copy_large_min_set(large), 0);
-	}
+	tcc_large_off(sweep_cb, &c);
 }
 
 static void
@@ -187,15 +198,9 @@ test_edges_dispatch(void **state)
 {
 	struct edges *e = *state;
 	unsigned i, tested = 0;
+	const char *name;
 
-	for (i = 0; i < vsw_copy_impl_count(); i++) {
-		const char *name;
-		bool avail;
-
-		vsw_copy_impl_info(i, &name, &avail);
-		if (!avail)
-			continue;
-		assert_int_equal(vsw_copy_impl_set(name), 0);
+	for (i = 0; tcc_impl_next(&i, &name); i++) {
 		sweep_both(e, dispatch, name);
 		tested++;
 	}

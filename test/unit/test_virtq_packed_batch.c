@@ -21,7 +21,9 @@
  *      memory, across a region boundary, a TX slot write-only, an RX slot
  *      read-only, an RX buffer shorter than its packet, a two-segment
  *      mbuf, a frame longer than one mbuf
- *   6. four slots past the ring's end that look available (guest memory
+ *   6. cfg.max_pkt_len: one byte over it, TX and RX; an RX packet asking
+ *      for an offload the guest did not negotiate
+ *   7. four slots past the ring's end that look available (guest memory
  *      after the ring): never read
  */
 #include <stdio.h>
@@ -263,7 +265,7 @@ test_pb_rx_random(void **state)
 	}
 }
 
-/* --- 2-6. one slot of four breaks the batch -------------------------------- */
+/* --- 2-7. one slot of four breaks the batch --------------------------- */
 
 /* A TX buffer: header + n bytes of frames[k]; its gpa. */
 static uint64_t
@@ -549,7 +551,66 @@ test_pb_rx_lens(void **state)
 	}
 }
 
-/* 6: ring size 6, position 4: slots "6" and "7" (guest memory past the
+/* cfg.max_pkt_len below what a mbuf or buffer holds: TX slot 2 and RX
+ * packet 2 one byte over it (dropped), the others at it; and, without
+ * offloads, RX packet 2 asking for TSO (dropped). */
+static void
+test_pb_max_len(void **state)
+{
+	static const uint32_t want[] = {0, 1, 3};
+	uint32_t c, i;
+
+	(void)state;
+	for (c = 0; c < 3; c++) {
+		struct pfx *f = pfx_new(8, F_STD);
+		uint32_t hl = f->q.hdr_len, max = hl + 500;
+		struct rte_mbuf *m[4];
+
+		f->q.cfg.max_pkt_len = max;
+		pfx_resume(f);
+		if (c == 0) {
+			for (i = 0; i < 4; i++) {
+				uint32_t n = i == 2 ? 501 : 500;
+
+				tgp_desc_raw(&f->q, (uint16_t)i,
+					tx_raw_buf(f, i, n), hl + n,
+					(uint16_t)i, AV(true));
+			}
+			deq_expect(f, want, 3, 500);
+			PFX_EXPECT(f, {S(DEQ_PACKETS), 3},
+				{S(DEQ_BYTES), 1500},
+				{S(DEQ_DROP_TOO_LARGE), 1},
+				{S(NOTIFY_SENT), 1});
+			pfx_free(f);
+			continue;
+		}
+		for (i = 0; i < 4; i++) {
+			uint64_t b = tg_alloc_data(&f->g, 2048, 1);
+
+			tgp_desc_raw(&f->q, (uint16_t)i, b, 2048, (uint16_t)i,
+				AV(true) | WR);
+			m[i] = pfx_mbuf(i == 2 && c == 1 ? 501 : 500, 7);
+		}
+		if (c == 2)
+			m[2]->ol_flags |= RTE_MBUF_F_TX_TCP_SEG |
+				RTE_MBUF_F_TX_TCP_CKSUM;
+		assert_int_equal(vsw_virtq_enqueue_burst(f->vq, m, 4), 3);
+		/* packet 2 took no chain: 3 went into slot 2 */
+		for (i = 0; i < 3; i++)
+			used_at(f, (uint16_t)i, (uint16_t)i, hl + 500, true);
+		assert_false(tgp_avail_flags(true) !=
+			(f->q.desc[3].flags & (TGP_F_AVAIL | TGP_F_USED)));
+		for (i = 0; i < 4; i++)
+			rte_pktmbuf_free(m[i]);
+		PFX_EXPECT(f, {S(ENQ_PACKETS), 3}, {S(ENQ_BYTES), 1500},
+			{c == 1 ? S(ENQ_DROP_TOO_LARGE) : S(ENQ_DROP_OFFLOAD),
+				1},
+			{S(NOTIFY_SENT), 1});
+		pfx_free(f);
+	}
+}
+
+/* 7: ring size 6, position 4: slots "6" and "7" (guest memory past the
  * ring) look available and hold frames; the batch must not read them. */
 static void
 test_pb_past_end(void **state)
@@ -594,6 +655,7 @@ test_virtq_packed_batch_run(void)
 		T(test_pb_ids),
 		T(test_pb_tx_lens),
 		T(test_pb_rx_lens),
+		T(test_pb_max_len),
 		T(test_pb_past_end),
 	};
 

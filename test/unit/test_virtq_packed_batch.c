@@ -15,7 +15,8 @@
  *      wrap flip at a batch's edge, a ring end inside what would be one),
  *      both directions, mergeable and not
  *   2. one of the four not available: the other lap's flags, used flags
- *   3. one of the four chained, one indirect
+ *   3. one of the four chained (its slots' ids differing), one indirect;
+ *      the burst's descriptor budget 2 short of a batch
  *   4. ids: one twice, one == size, one still in flight from the burst
  *   5. lengths: the header only, longer than max_pkt_len, outside guest
  *      memory, across a region boundary, a TX slot write-only, an RX slot
@@ -412,9 +413,14 @@ tx_whole(struct pfx *f, bool big, const uint32_t *all)
 	}
 	k = vsw_virtq_dequeue_burst(f->vq, ptest_pool, pkts, 32);
 	assert_int_equal(k, 4);
-	for (i = 0; i < 4; i++)
+	for (i = 0; i < 4; i++) {
+		const char *why = NULL;
+
+		/* every segment inside its buffer (data_off + data_len) */
+		assert_int_equal(rte_mbuf_check(pkts[i], 1, &why), 0);
 		assert_true(tl_mbuf_equal(pkts[i], frames[all[i]],
 			i == 2 && big ? 3000 : 60));
+	}
 	rte_pktmbuf_free_bulk(pkts, k);
 	PFX_EXPECT(f, {S(DEQ_PACKETS), 4}, {S(DEQ_BYTES), big ? 3180 : 240},
 		{S(NOTIFY_SENT), 1});
@@ -551,6 +557,98 @@ test_pb_rx_lens(void **state)
 	}
 }
 
+/* A chain inside what would be a batch, its two slots carrying different
+ * ids (the id is the last slot's), its first slot more than a header. */
+static void
+test_pb_chain_ids(void **state)
+{
+	uint32_t at;
+
+	(void)state;
+	for (at = 0; at < 3; at++) { /* the chain at slots at, at + 1 */
+		struct pfx *f = pfx_new(8, F_STD);
+		uint32_t hl = f->q.hdr_len, i, k = 0, order[8];
+		uint64_t b[8];
+
+		for (i = 0; i < 8; i++)
+			b[i] = tx_raw_buf(f, i, 60);
+		for (i = 0; i < 8; i++) {
+			bool head = i == at, tail = i == at + 1;
+
+			/* the chain: 40 bytes of frames[at], then 20 of the
+			 * tail's buffer (its frame's first 20: set below) */
+			tgp_desc_raw(&f->q, (uint16_t)i, b[i],
+				head ? hl + 40 : (tail ? 20 : hl + 60),
+				(uint16_t)(head ? 7 : i),
+				AV(true) | (head ? NEXT : 0));
+			if (!head && !tail)
+				order[k++] = i;
+		}
+		/* the chain's frame: 40 bytes from at, 20 from at + 1 */
+		memcpy(frames[8], frames[at], 40);
+		tg_read(&f->g, b[at + 1], frames[8] + 40, 20);
+		{
+			struct rte_mbuf *pkts[VSW_VIRTQ_BURST_MAX];
+			uint16_t n = vsw_virtq_dequeue_burst(f->vq, ptest_pool,
+				pkts, 32), j, o = 0;
+
+			assert_int_equal(n, 7);
+			for (j = 0; j < n; j++) {
+				bool chain = j == at;
+
+				assert_true(tl_mbuf_equal(pkts[j],
+					frames[chain ? 8 : order[o]],
+					60));
+				if (!chain)
+					o++;
+			}
+			rte_pktmbuf_free_bulk(pkts, n);
+		}
+		used_at(f, (uint16_t)at, (uint16_t)(at + 1), 0, true);
+		PFX_EXPECT(f, {S(DEQ_PACKETS), 7}, {S(DEQ_BYTES), 420},
+			{S(NOTIFY_SENT), 1});
+		pfx_free(f);
+	}
+}
+
+/* The burst's budget: 8 indirect chains leave 2 reads, 4 single chains
+ * follow at slot 8: 2 of them go this burst, 2 the next. */
+static void
+test_pb_budget(void **state)
+{
+	struct pfx *f = pfx_new(1024, F_STD);
+	uint32_t hl = f->q.hdr_len, i;
+	struct vring_packed_desc *t = calloc(255, sizeof(*t));
+	uint64_t data = tg_alloc_data(&f->g, 256, 1), tb[2];
+	uint32_t nt[2] = {253, 255};
+	uint8_t zero[12] = {0};
+
+	(void)state;
+	assert_non_null(t);
+	tg_write(&f->g, data, zero, hl);
+	for (i = 0; i < 2; i++) { /* tables of one-byte entries */
+		uint32_t j;
+
+		for (j = 0; j < nt[i]; j++)
+			t[j] = (struct vring_packed_desc){data + j, 1, 0, 0};
+		tb[i] = tg_alloc_ring(&f->g, 16ull * nt[i], 16);
+		tg_write(&f->g, tb[i], t, 16ull * nt[i]);
+	}
+	free(t);
+	/* 254 + 7 * 256 = 2046 reads */
+	for (i = 0; i < 8; i++)
+		tgp_desc_raw(&f->q, (uint16_t)i, tb[i != 0],
+			16 * nt[i != 0], (uint16_t)i,
+			AV(true) | VRING_DESC_F_INDIRECT);
+	for (i = 8; i < 12; i++)
+		tgp_desc_raw(&f->q, (uint16_t)i, tx_raw_buf(f, i, 60), hl + 60,
+			(uint16_t)i, AV(true));
+	assert_int_equal(pfx_deq(f, 32), 10);
+	assert_int_equal(vsw_virtq_last_avail_idx(f->vq), tgp_pos(10, true));
+	assert_int_equal(pfx_deq(f, 32), 2);
+	pfx_free(f);
+}
+
 /* cfg.max_pkt_len below what a mbuf or buffer holds: TX slot 2 and RX
  * packet 2 one byte over it (dropped), the others at it; and, without
  * offloads, RX packet 2 asking for TSO (dropped). */
@@ -655,6 +753,8 @@ test_virtq_packed_batch_run(void)
 		T(test_pb_ids),
 		T(test_pb_tx_lens),
 		T(test_pb_rx_lens),
+		T(test_pb_chain_ids),
+		T(test_pb_budget),
 		T(test_pb_max_len),
 		T(test_pb_past_end),
 	};

@@ -228,7 +228,7 @@ test_pb_tx_random(void **state)
 	for (s = 0; s < RTE_DIM(sizes); s++) {
 		struct pfx *f = pfx_new(sizes[s], F_STD);
 
-		for (r = 0; r < 40; r++) /* all-single rounds: batches */
+		for (r = 0; r < 16; r++) /* all-single rounds: batches */
 			tx_seq(f, r % 2 ? "" : "ssssssssssssssss",
 				r % 3 == 0 ? 32 : 0);
 		pfx_free(f);
@@ -247,7 +247,7 @@ test_pb_rx_random(void **state)
 		struct pfx *f = pfx_new(sizes[s], feat);
 
 		r.head = r.tail = 0;
-		for (round = 0; round < 200; round++) {
+		for (round = 0; round < 60; round++) {
 			char kinds[65];
 			uint32_t caps[64], plens[32], n;
 			uint32_t k = RTE_MIN(sizes[s], 64u);

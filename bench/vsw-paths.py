@@ -19,8 +19,14 @@ adds (classification, actions, output batches, counters). Reuses the
 backends and the measurement of bench/vsw-loopback.py.
 
   ./vswdev bench-paths [--reps N] [--paths a,b] [--seconds S]
-      [--backends vswd,xconnect,testpmd]
+      [--backends vswd,xconnect,testpmd] [--ref-build DIR]
+
+--ref-build DIR adds that build's vswd and vsw-xconnect ("vswd-ref",
+"xconnect-ref", e.g. main built in a second directory) to the same
+rotation, and a second table sets them beside this build's: a before /
+after in one run.
 """
+import copy
 import argparse
 import importlib.util
 import os
@@ -48,8 +54,14 @@ def point(args, tmp, name, bename, rows):
     devargs, eal = PATHS[name][0], PATHS[name][1]
     if bename == "vswd":
         be = lb.VswdBackend(args, tmp, "v")
+    elif bename == "vswd-ref":
+        be = lb.VswdBackend(args, tmp, "r", build=args.ref_build)
     elif bename == "xconnect":
         be = lb.OtherBackend(Xconnect, args, tmp, "x")
+    elif bename == "xconnect-ref":
+        ref = copy.copy(args)
+        ref.xconnect = os.path.join(args.ref_build, "bench", "vsw-xconnect")
+        be = lb.OtherBackend(Xconnect, ref, tmp, "y")
     else:
         be = lb.OtherBackend(VhostBackend, args, tmp, "t")
     extra = ["--burst=32"]
@@ -63,19 +75,20 @@ def point(args, tmp, name, bename, rows):
         be.up()
         for size in SIZES:
             lb.guest_size(g, size, args.tx_first)
-            a = be.snap() if bename == "xconnect" else None
+            a = be.snap() if bename.startswith("xconnect") else None
             r = lb.measure(args, be, size)
             rows.setdefault((name, size, bename), []).append(r["cpp"])
             stages = ""
             if a is not None:  # the stage split over warm-up + window
                 b = be.snap()
                 n = max(1, b["pkts"] - a["pkts"])
+                sfx = bename[len("xconnect"):]
                 for k in ("deq", "enq"):
-                    rows.setdefault((name, size, k), []).append(
+                    rows.setdefault((name, size, k + sfx), []).append(
                         (b[k] - a[k]) / n)
                 stages = " (deq %.1f enq %.1f)" % (
-                    rows[(name, size, "deq")][-1],
-                    rows[(name, size, "enq")][-1])
+                    rows[(name, size, "deq" + sfx)][-1],
+                    rows[(name, size, "enq" + sfx)][-1])
             lb.log("%-22s %5d %-14s %8.1f cyc/pkt %7.3f Mpps%s" % (
                 name, size, bename, r["cpp"], r["mpps"], stages))
         g.quit()
@@ -117,6 +130,37 @@ def table(rows, names):
     return "\n".join(out)
 
 
+def ref_table(rows, names):
+    """Before / after in one run: medians of the reference build's vswd
+    and xconnect beside this build's, their ratios, and net_vhost."""
+    out = ["| path | bytes | vswd ref | vswd | vswd / ref | xconnect ref "
+           "(deq + enq) | xconnect (deq + enq) | xconnect / ref | "
+           "net_vhost |", "|---|---:|---:|---:|---:|---|---|---:|---:|"]
+    for n in names:
+        for size in SIZES:
+            st = {b: stat(rows, (n, size, b)) for b in
+                  ("vswd-ref", "vswd", "xconnect-ref", "xconnect",
+                   "testpmd", "deq", "enq", "deq-ref", "enq-ref")}
+
+            def med(b):
+                return "%.0f" % st[b][1] if st[b] else "n/a"
+
+            def ratio(a, b):
+                return ("%.2f" % (st[a][1] / st[b][1])
+                        if st[a] and st[b] else "n/a")
+
+            def xc(sfx):
+                b = "xconnect" + sfx
+                d, e = st["deq" + sfx], st["enq" + sfx]
+                return med(b) + (" (%.0f + %.0f)" % (d[1], e[1])
+                                 if d and e else "")
+            out.append("| %s | %d | %s | %s | %s | %s | %s | %s | %s |" % (
+                n, size, med("vswd-ref"), med("vswd"),
+                ratio("vswd", "vswd-ref"), xc("-ref"), xc(""),
+                ratio("xconnect", "xconnect-ref"), med("testpmd")))
+    return "\n".join(out)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--build", default=os.path.join(HERE, "..", "build"))
@@ -127,10 +171,15 @@ def main():
     ap.add_argument("--warmup", type=float, default=1.0)
     ap.add_argument("--tx-first", type=int, default=32)
     ap.add_argument("--backends", default=",".join(BACKENDS))
+    ap.add_argument("--ref-build", help="a second build (e.g. main's): "
+                    "its vswd and vsw-xconnect join the rotation")
     args = ap.parse_args()
     args.build = os.path.abspath(args.build)
     args.xconnect = os.path.join(args.build, "bench", "vsw-xconnect")
     bes = [b for b in BACKENDS if b in args.backends.split(",")]
+    if args.ref_build:
+        args.ref_build = os.path.abspath(args.ref_build)
+        bes += [b + "-ref" for b in ("vswd", "xconnect") if b in bes]
     args.machine = {}
     names = [n for n in args.paths.split(",") if n]
     tmp = tempfile.mkdtemp(prefix="vsw-paths-bench-")
@@ -145,6 +194,9 @@ def main():
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     print(table(rows, names))
+    if args.ref_build:
+        print()
+        print(ref_table(rows, names))
     return 0
 
 

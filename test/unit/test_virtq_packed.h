@@ -58,5 +58,6 @@ int test_virtq_packed_budget_run(void);
 int test_virtq_packed_log_run(void);
 int test_virtq_packed_offl_run(void);
 int test_virtq_packed_inorder_run(void);
+int test_virtq_packed_batch_run(void);
 
 #endif /* VSW_TEST_VIRTQ_PACKED_H */

@@ -164,20 +164,72 @@ penq_offload_hdr(const struct vsw_virtq *vq, const struct rte_mbuf *m,
 	return PENQ_OK;
 }
 
+/* The copy of a packet's runs (sp/sl, then seg on) into its chains, from
+ * its first chain (taken); PENQ_OK, an ENQ_DROP_* (the packet's chains
+ * closed or rolled back), or PENQ_BROKEN. log: as penqueue_one. */
+static __rte_always_inline int
+penq_copy(struct vsw_virtq *vq, struct penq_pkt *p, const uint8_t *sp,
+	uint32_t sl, const struct rte_mbuf *seg, bool mrg, bool log)
+{
+	uint64_t dgpa = 0;
+	uint32_t dl = 0;
+	uint8_t *dp = NULL;
+	int rc;
+
+	for (;;) {
+		uint32_t k;
+
+		if (sl == 0) {
+			if (seg == NULL)
+				return PENQ_OK;
+			sp = rte_pktmbuf_mtod(seg, const uint8_t *);
+			sl = seg->data_len;
+			seg = seg->next;
+			continue;
+		}
+		if (dl == 0) {
+			rc = virtq_pwalk_span(vq, &p->w, &dp, &dl);
+			if (unlikely(rc < 0))
+				return penq_bad(vq, p,
+					VSW_VIRTQ_STAT_ENQ_DROP_BAD_DESC);
+			if (rc == 0) {
+				rc = penq_chain_full(vq, p, mrg);
+				if (unlikely(rc != PENQ_OK))
+					return rc;
+			}
+			if (log)
+				dgpa = p->w.gpa - dl; /* the span's start */
+			continue;
+		}
+		k = RTE_MIN(sl, dl);
+		if (mrg && unlikely(p->off < 12))
+			penq_note_nb(p, dp, dgpa, k, log);
+		vsw_copy(dp, sp, k);
+		if (log) {
+			virtq_log_write(vq, dgpa, k);
+			dgpa += k;
+		}
+		sp += k;
+		sl -= k;
+		dp += k;
+		dl -= k;
+		p->off += k;
+		p->chain_len += k;
+	}
+}
+
 /* Header + packet into the guest: PENQ_OK, an ENQ_DROP_*, or PENQ_BROKEN.
  * log (constant per instance): every page each copy wrote is noted in the
- * dirty log by guest address (dgpa follows dp). */
+ * dirty log by guest address. */
 static __rte_always_inline int
 penqueue_one(struct vsw_virtq *vq, struct rte_mbuf *m, bool mrg, bool offl,
 	bool log, enum vsw_virtq_stat *why)
 {
-	uint64_t dgpa = 0;
 	uint8_t hdr[12] = {0};
 	const uint8_t *sp = hdr;
-	uint32_t sl = vq->hdr_len, dl = 0;
+	uint32_t sl = vq->hdr_len;
 	const struct rte_mbuf *seg = m;
 	struct penq_pkt p;
-	uint8_t *dp = NULL;
 	int rc;
 
 	p.w.err = VSW_VIRTQ_STAT__MAX;
@@ -195,50 +247,10 @@ penqueue_one(struct vsw_virtq *vq, struct rte_mbuf *m, bool mrg, bool offl,
 	hdr[10] = 1; /* num_buffers, patched below when more are used */
 	virtq_hdr_coalign(vq, m, hdr, &sp, &sl, &seg);
 	rc = penq_take_chain(vq, &p);
+	if (likely(rc == PENQ_OK))
+		rc = penq_copy(vq, &p, sp, sl, seg, mrg, log);
 	if (unlikely(rc != PENQ_OK))
 		goto out;
-	for (;;) {
-		uint32_t k;
-
-		if (sl == 0) {
-			if (seg == NULL)
-				break;
-			sp = rte_pktmbuf_mtod(seg, const uint8_t *);
-			sl = seg->data_len;
-			seg = seg->next;
-			continue;
-		}
-		if (dl == 0) {
-			rc = virtq_pwalk_span(vq, &p.w, &dp, &dl);
-			if (unlikely(rc < 0)) {
-				rc = penq_bad(vq, &p,
-					VSW_VIRTQ_STAT_ENQ_DROP_BAD_DESC);
-				goto out;
-			}
-			if (rc == 0) {
-				rc = penq_chain_full(vq, &p, mrg);
-				if (unlikely(rc != PENQ_OK))
-					goto out;
-			}
-			if (log)
-				dgpa = p.w.gpa - dl; /* the span's start */
-			continue;
-		}
-		k = RTE_MIN(sl, dl);
-		if (mrg && unlikely(p.off < 12))
-			penq_note_nb(&p, dp, dgpa, k, log);
-		vsw_copy(dp, sp, k);
-		if (log) {
-			virtq_log_write(vq, dgpa, k);
-			dgpa += k;
-		}
-		sp += k;
-		sl -= k;
-		dp += k;
-		dl -= k;
-		p.off += k;
-		p.chain_len += k;
-	}
 	rc = penq_close(vq, &p, p.chain_len);
 	if (unlikely(rc != PENQ_OK)) {
 		if (rc != PENQ_BROKEN)
@@ -259,6 +271,50 @@ out:
 	return rc;
 }
 
+/*
+ * Four packets into four one-descriptor chains (packed_batch_read): each
+ * packet one segment, header + packet inside its chain and one guest
+ * region, no offload it cannot carry; true when all four are placed
+ * (num_buffers 1 each), false to place them one by one. Not with a dirty
+ * log or cfg.hdr_coalign (their variants keep the one-chain path).
+ */
+static __rte_always_inline bool
+penqueue_batch(struct vsw_virtq *vq, struct rte_mbuf **pkts, bool offl,
+	uint64_t *bytes)
+{
+	struct vring_packed_desc d[PACKED_BATCH];
+	uint8_t hdr[PACKED_BATCH][12];
+	uint8_t *dst[PACKED_BATCH];
+	uint32_t lens[PACKED_BATCH], i, hl = vq->hdr_len;
+
+	if (vq->hdr_coalign || !packed_batch_read(vq, d, VRING_DESC_F_WRITE))
+		return false;
+	for (i = 0; i < PACKED_BATCH; i++) {
+		const struct rte_mbuf *m = pkts[i];
+		uint64_t contig;
+
+		lens[i] = hl + m->pkt_len;
+		if (unlikely(m->nb_segs != 1 || lens[i] > d[i].len ||
+			    lens[i] > vq->max_pkt_len))
+			return false;
+		memset(hdr[i], 0, sizeof(hdr[i]));
+		if (unlikely(penq_offload_hdr(vq, m, hdr[i], offl) != PENQ_OK))
+			return false;
+		dst[i] = virtq_translate(vq->mem, d[i].addr, lens[i], &contig);
+		if (unlikely(dst[i] == NULL || contig != lens[i]))
+			return false;
+	}
+	for (i = 0; i < PACKED_BATCH; i++) {
+		hdr[i][10] = 1; /* num_buffers */
+		vsw_copy(dst[i], hdr[i], hl);
+		vsw_copy(dst[i] + hl, rte_pktmbuf_mtod(pkts[i], uint8_t *),
+			pkts[i]->pkt_len);
+		*bytes += pkts[i]->pkt_len;
+	}
+	packed_batch_take(vq, d, lens);
+	return true;
+}
+
 static __rte_noinline void
 penqueue_drop(struct vsw_virtq *vq, int reason, enum vsw_virtq_stat why)
 {
@@ -269,6 +325,21 @@ penqueue_drop(struct vsw_virtq *vq, int reason, enum vsw_virtq_stat why)
 			vsw_virtq_stat_name(why));
 	} else if (reason == VSW_VIRTQ_STAT_ENQ_DROP_SHORT_HDR) {
 		virtq_log_guest(vq, "rx buffer shorter than the header");
+	}
+}
+
+/* The offload counters' share of n placed packets. */
+static __rte_always_inline void
+penq_count_offl(struct rte_mbuf *const *pkts, uint32_t n, uint64_t *gso,
+	uint64_t *csum)
+{
+	uint32_t i;
+
+	for (i = 0; i < n; i++) {
+		uint64_t ol = pkts[i]->ol_flags;
+
+		*gso += (ol & RTE_MBUF_F_TX_TCP_SEG) != 0;
+		*csum += (ol & RTE_MBUF_F_TX_L4_MASK) != 0;
 	}
 }
 
@@ -284,17 +355,23 @@ penqueue_burst(struct vsw_virtq *vq, struct rte_mbuf **pkts, uint16_t n,
 	uint16_t i, out = 0;
 
 	for (i = 0; i < n; i++) {
-		int rc = penqueue_one(vq, pkts[i], mrg, offl, log, &why);
+		int rc;
 
+		if (!log && n - i >= PACKED_BATCH &&
+			penqueue_batch(vq, &pkts[i], offl, &bytes)) {
+			if (offl)
+				penq_count_offl(&pkts[i], PACKED_BATCH, &gso,
+					&csum);
+			out += PACKED_BATCH;
+			i += PACKED_BATCH - 1;
+			continue;
+		}
+		rc = penqueue_one(vq, pkts[i], mrg, offl, log, &why);
 		if (likely(rc == PENQ_OK)) {
 			bytes += pkts[i]->pkt_len;
 			out++;
-			if (offl) {
-				uint64_t ol = pkts[i]->ol_flags;
-
-				gso += (ol & RTE_MBUF_F_TX_TCP_SEG) != 0;
-				csum += (ol & RTE_MBUF_F_TX_L4_MASK) != 0;
-			}
+			if (offl)
+				penq_count_offl(&pkts[i], 1, &gso, &csum);
 			continue;
 		}
 		if (rc == PENQ_BROKEN) {

@@ -473,6 +473,12 @@ def control(args, tmp, c):
                      "ty; done) >/dev/null 2>&1 &" % args.mib, 120)
         elif args.control_load == "spin":
             vm.check("(i=0; while :; do i=$((i+1)); done) >/dev/null 2>&1 &")
+        elif args.control_load == "heap":
+            # ~12 MiB of awk array rewritten in place, no syscall: many
+            # pages dirty at every sync, stored to through TLB entries
+            # that no context switch flushes
+            vm.check("awk 'BEGIN { for (;;) { for (i = 0; i < 200000; "
+                     "i++) a[i] = i + n; n++ } }' >/dev/null 2>&1 &")
         for r in range(args.rounds):
             time.sleep(args.lead_s)
             uri = "unix:%s" % os.path.join(tmp, "mig-%d.sock" % (r + 1))
@@ -533,10 +539,11 @@ def main():
     ap.add_argument("--control", action="store_true",
                     help="no vswd: a guest without a NIC, migrated --rounds "
                     "times, RAM compared each time (is a mismatch vsw's?)")
-    ap.add_argument("--control-load", choices=("busy", "spin", "idle"),
+    ap.add_argument("--control-load", choices=("busy", "spin", "heap",
+                                               "idle"),
                     default="busy", help="--control: the guest copies and "
-                    "hashes files all along, counts in a shell loop, or "
-                    "runs nothing")
+                    "hashes files all along, counts in a shell loop, "
+                    "rewrites a 12 MiB awk array, or runs nothing")
     ap.add_argument("--ram-extra-kib", type=int, default=0,
                     help="guest RAM is 256 MiB + this (a multiple of 8): "
                     "8 makes its RAM block no multiple of 256 KiB, so "

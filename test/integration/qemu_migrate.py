@@ -118,11 +118,11 @@ class Rig:
         t0 = time.monotonic()
         qp = os.path.join(self.tmp, "qemu-vm1-0.qmp")
         self.vm1 = QemuGuest("vm1-0", img, [self.nic1(0)], self.tmp,
-                             mem=MEM_MIB, extra=self.extra() +
+                             mem=guest_mem(self.args), extra=self.extra() +
                              qemu_guest.qmp_args(qp))
         self.vm2 = QemuGuest("vm2", img, [Nic(
             os.path.join(self.run, "vm2.sock"), MAC2, IP2 + "/24")],
-            self.tmp, mem=MEM_MIB)
+            self.tmp, mem=guest_mem(self.args))
         for g in (self.vm1, self.vm2):
             g.wait_ready()
         self.qmp = Qmp(qp)
@@ -305,7 +305,7 @@ class Rig:
         print("%s: settled in %.1f s" % (tag, t0 - ts))
         dst = qemu_guest.incoming_guest(
             name, self.img, [self.nic1(nxt)], self.tmp, uri, paused=paused,
-            mem=MEM_MIB, extra=self.extra())
+            mem=guest_mem(self.args), extra=self.extra())
         dst_qmp = Qmp(dst.qmp_path)
         # the destination's vhost-user connection is up before we start
         end = time.monotonic() + 20
@@ -350,7 +350,7 @@ class Rig:
         if paused:
             qemu_guest.wait_status(dst_qmp, "paused")
             diff = ram_compare(tag, src_qmp, dst_qmp, self.tmp, r,
-                               self.args.keep)
+                               self.args)
             self.c.check(not diff, "%s: destination RAM == source RAM "
                          "after the migration (%d pages differ)" % (
                              tag, len(diff)))
@@ -416,6 +416,14 @@ class Rig:
             self.vswd.stop()
 
 
+def guest_mem(args):
+    """QEMU's -m: MEM_MIB, plus --ram-extra-kib (then not a multiple of
+    256 KiB, see --ram-extra-kib)."""
+    if args.ram_extra_kib == 0:
+        return MEM_MIB
+    return "%dk" % ((MEM_MIB << 10) + args.ram_extra_kib)
+
+
 def ram_stats(st):
     """What the RAM passes sent (query-migrate): pages with data, zero
     pages, dirty-bitmap syncs."""
@@ -425,10 +433,10 @@ def ram_stats(st):
         r.get("dirty-sync-count", -1))
 
 
-def ram_compare(tag, src_qmp, dst_qmp, tmp, r, keep):
+def ram_compare(tag, src_qmp, dst_qmp, tmp, r, args):
     """Both ends' guest RAM page by page (the destination paused): the
     indexes of the pages that differ."""
-    size = MEM_MIB << 20
+    size, keep = (MEM_MIB << 20) + (args.ram_extra_kib << 10), args.keep
     a = qemu_guest.ram_digest(src_qmp, size, os.path.join(
         tmp, "ram-src-%d.bin" % r), keep=keep)
     b = qemu_guest.ram_digest(dst_qmp, size, os.path.join(
@@ -450,21 +458,33 @@ def control(args, tmp, c):
     needs vsw at all."""
     img = qemu_guest.image()
     qp = os.path.join(tmp, "qemu-vm1-0.qmp")
-    vm = QemuGuest("vm1-0", img, [], tmp, mem=MEM_MIB,
+    vm = QemuGuest("vm1-0", img, [], tmp, mem=guest_mem(args),
                    extra=qemu_guest.qmp_args(qp))
     vm.wait_ready()
     qmp = Qmp(qp)
     try:
-        # the load migrates with the guest: it runs all along
-        vm.check("dd if=/dev/urandom of=/tmp/tx bs=1M count=%d 2>/dev/null"
-                 "; (while :; do md5sum /tmp/tx; cp /tmp/tx /tmp/ty; done) "
-                 ">/dev/null 2>&1 &" % args.mib, 120)
+        # the load migrates with the guest: it runs all along. "spin": a
+        # shell counting in a loop (no syscall, no fork: the same few
+        # heap pages stored to through the same TLB entries for the whole
+        # migration); "idle": none
+        if args.control_load == "busy":
+            vm.check("dd if=/dev/urandom of=/tmp/tx bs=1M count=%d 2>/dev/"
+                     "null; (while :; do md5sum /tmp/tx; cp /tmp/tx /tmp/"
+                     "ty; done) >/dev/null 2>&1 &" % args.mib, 120)
+        elif args.control_load == "spin":
+            vm.check("(i=0; while :; do i=$((i+1)); done) >/dev/null 2>&1 &")
+        elif args.control_load == "heap":
+            # ~12 MiB of awk array rewritten in place, no syscall: many
+            # pages dirty at every sync, stored to through TLB entries
+            # that no context switch flushes
+            vm.check("awk 'BEGIN { for (;;) { for (i = 0; i < 200000; "
+                     "i++) a[i] = i + n; n++ } }' >/dev/null 2>&1 &")
         for r in range(args.rounds):
             time.sleep(args.lead_s)
             uri = "unix:%s" % os.path.join(tmp, "mig-%d.sock" % (r + 1))
             dst = qemu_guest.incoming_guest(
                 "vm1-%d" % (r + 1), img, [], tmp, uri, paused=True,
-                mem=MEM_MIB)
+                mem=guest_mem(args))
             dst_qmp = Qmp(dst.qmp_path)
             st = qemu_guest.migrate(qmp, uri,
                                     bandwidth=args.mig_mibps << 20)
@@ -473,7 +493,7 @@ def control(args, tmp, c):
             print("%s: migration %d ms (downtime %s ms), %s" % (
                 tag, st.get("total-time", -1), st.get("downtime", "?"),
                 ram_stats(st)))
-            diff = ram_compare(tag, qmp, dst_qmp, tmp, r, args.keep)
+            diff = ram_compare(tag, qmp, dst_qmp, tmp, r, args)
             c.check(not diff, "%s: destination RAM == source RAM (%d pages"
                     " differ)" % (tag, len(diff)))
             dst_qmp.cmd("cont")
@@ -519,6 +539,18 @@ def main():
     ap.add_argument("--control", action="store_true",
                     help="no vswd: a guest without a NIC, migrated --rounds "
                     "times, RAM compared each time (is a mismatch vsw's?)")
+    ap.add_argument("--control-load", choices=("busy", "spin", "heap",
+                                               "idle"),
+                    default="busy", help="--control: the guest copies and "
+                    "hashes files all along, counts in a shell loop, "
+                    "rewrites a 12 MiB awk array, or runs nothing")
+    ap.add_argument("--ram-extra-kib", type=int, default=0,
+                    help="guest RAM is 256 MiB + this (a multiple of 8): "
+                    "8 makes its RAM block no multiple of 256 KiB, so "
+                    "QEMU < 9.0 syncs its dirty bitmap page by page, the "
+                    "path that re-arms TCG's dirty tracking (its 64-page "
+                    "fast path does not: QEMU commit 03bfc2188f, lost guest "
+                    "stores under TCG, doc/testing.md)")
     ap.add_argument("--keep", action="store_true")
     ap.add_argument("--eal", action="append", default=[],
                     help="more EAL options for vswd (log levels)")

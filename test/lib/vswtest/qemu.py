@@ -123,6 +123,7 @@ class QemuGuest:
         self.alock = threading.Condition()
         self.seq = 0
         self.ifnames = {}
+        # mem: MiB, or a size string with a unit ("262152k")
         cmdline = " ".join([BASE_CMDLINE, "vsw.agent=ttyS1"] +
                            [n.cmdline(i) for i, n in enumerate(self.nics)])
         argv = ["setpriv", "--pdeathsig", "KILL"]
@@ -134,7 +135,8 @@ class QemuGuest:
                  "-nodefaults", "-no-user-config", "-display", "none",
                  "-machine", "q35", "-accel", "tcg", "-smp", str(cpus),
                  "-m", str(mem), "-object",
-                 "memory-backend-memfd,id=mem,size=%dM,share=on" % mem,
+                 "memory-backend-memfd,id=mem,size=%s,share=on" % (
+                     "%dM" % mem if isinstance(mem, int) else mem),
                  "-numa", "node,memdev=mem",
                  "-kernel", img["kernel"], "-initrd", img["initrd"],
                  "-append", cmdline, "-no-reboot",

@@ -302,8 +302,13 @@ virtq_prefetch_buf(struct vsw_virtq *vq, uint16_t idx, bool wr)
 	va = virtq_prefetch_va(vq, vq->desc[head].addr);
 	if (unlikely(va == NULL))
 		return;
-	__builtin_prefetch(va, wr, 3);
-	__builtin_prefetch(va + RTE_CACHE_LINE_SIZE, wr, 3);
+	if (wr) { /* a constant per call site; the builtin wants one */
+		__builtin_prefetch(va, 1, 3);
+		__builtin_prefetch(va + RTE_CACHE_LINE_SIZE, 1, 3);
+	} else {
+		rte_prefetch0(va);
+		rte_prefetch0(va + RTE_CACHE_LINE_SIZE);
+	}
 }
 
 /*

@@ -494,6 +494,9 @@ def full(args, tmp):
         ("ref", "pvp",
          lambda sz: run_vswd_pvp(args, tmp, res, sz, build=args.ref_build,
                                  name="ref")),
+        ("cap", "pvp",
+         lambda sz: run_vswd_pvp(args, tmp, res, sz, build=args.cap_build,
+                                 name="cap")),
         ("testpmd", "pvp",
          lambda sz: run_other(args, tmp, res, sz, V, "pvp")),
         ("vswd", "pvp", lambda sz: run_vswd_pvp(args, tmp, res, sz)),
@@ -513,7 +516,8 @@ def full(args, tmp):
     ]
     runs = [fn for name, mode, fn in runs
             if name in args.backends.split(",") + ["ref"] * bool(
-                args.ref_build) and (name != "ovs" or args.ovs) and
+                args.ref_build) + ["cap"] * bool(args.cap_build) and
+            (name != "ovs" or args.ovs) and
             mode in args.modes.split(",")]
     for size in args.sizes:
         for rep in range(args.reps):
@@ -558,7 +562,7 @@ def report(args, res):
             tp = res.get((size, "pvp", "testpmd-vhost"))
             tpm = summary(tp, "acpp")["med"] if tp else float("nan")
             ov = None
-            if lbl.startswith(("vswd ", "ref ")):
+            if lbl.startswith(("vswd ", "ref ", "cap ")):
                 ov = res.get((size, mode, "ovs " + lbl.split(" ", 1)[1]))
             ovm = summary(ov, "acpp")["med"] if ov else float("nan")
             rows.append(["%d" % size, lbl, max(r["mpps"] for r in reps),
@@ -608,6 +612,10 @@ def main():
     ap.add_argument("--out", help="directory for loopback.csv/.png")
     ap.add_argument("--ref-build", help="full run: a second vswd build "
                     "(e.g. main's) in the pvp rotation, points 'ref ...'")
+    ap.add_argument("--cap-build", help="full run: a vswd build with "
+                    "-DVSW_BENCH_COPY_CAP=N (each data copy cut to N "
+                    "bytes) in the pvp rotation, points 'cap ...': the "
+                    "loop's cost without its copies")
     ap.add_argument("--modes", default=",".join(MODES),
                     help="full run: guest modes (pvp,mac,flowgen1,...)")
     args = ap.parse_args()
@@ -621,6 +629,8 @@ def main():
     args.build = os.path.abspath(args.build)
     if args.ref_build:
         args.ref_build = os.path.abspath(args.ref_build)
+    if args.cap_build:
+        args.cap_build = os.path.abspath(args.cap_build)
     args.xconnect = os.path.join(args.build, "bench", "vsw-xconnect")
     if args.sizes:
         args.sizes = [int(s) for s in args.sizes.split(",")]

@@ -73,5 +73,6 @@ int test_virtq_log_run(void); /* test_virtq_log_split.c: dirty logging */
 int test_virtq_datapath_select(void);
 int test_virtq_isa_run(void);
 int test_virtq_inorder_run(void); /* test_virtq_inorder.c */
+int test_virtq_prefetch_run(void); /* test_virtq_prefetch.c */
 
 #endif /* VSW_TEST_VIRTQ_H */

@@ -107,7 +107,7 @@ dequeue_chain(struct vsw_virtq *vq, struct rte_mempool *mp,
 				room = rte_pktmbuf_tailroom(seg);
 			}
 			k = RTE_MIN(len, room);
-			vsw_copy(dst, src, k);
+			vsw_copy(dst, src, VIRTQ_COPY_LEN(k));
 			dst += k;
 			src += k;
 			len -= k;
@@ -173,6 +173,68 @@ dequeue_offload(struct vsw_virtq *vq, struct rte_mbuf *m,
 	return rc;
 }
 
+/* Chains ready for a burst of at most n; 0 when none or the ring broke. */
+static __rte_always_inline uint16_t
+dequeue_ready(struct vsw_virtq *vq, uint16_t n)
+{
+	int avail;
+
+	if (unlikely(vq->broken))
+		return 0;
+	avail = virtq_avail_count(vq);
+	if (unlikely(avail < 0)) {
+		virtq_break(vq, VSW_VIRTQ_STAT_ERR_AVAIL_IDX, "avail idx",
+			vq->avail->idx);
+		return 0;
+	}
+	return RTE_MIN(n, (uint16_t)avail);
+}
+
+/* A burst's tallies, counted once at its end. */
+struct deq_tally {
+	uint64_t bytes;
+	uint64_t gso;
+	uint64_t csum;
+	uint16_t out;
+	bool ordered; /* inorder: every head followed its predecessor */
+	bool miss;
+};
+
+static __rte_always_inline void
+dequeue_finish(struct vsw_virtq *vq, struct rte_mbuf **pkts, uint16_t count,
+	const struct deq_tally *t, bool offl, bool inorder)
+{
+	if (t->out < count)
+		rte_pktmbuf_free_bulk(&pkts[t->out], count - t->out);
+	virtq_count(vq, VSW_VIRTQ_STAT_DEQ_PACKETS, t->out);
+	virtq_count(vq, VSW_VIRTQ_STAT_DEQ_BYTES, t->bytes);
+	if (offl) {
+		virtq_count(vq, VSW_VIRTQ_STAT_DEQ_GSO_PACKETS, t->gso);
+		virtq_count(vq, VSW_VIRTQ_STAT_DEQ_CSUM_PARTIAL, t->csum);
+	}
+	if (inorder) {
+		if (unlikely(t->miss))
+			virtq_inorder_miss(vq);
+		virtq_inorder_flush_used(vq, t->ordered);
+	} else
+		virtq_flush_used(vq);
+}
+
+/*
+ * While chain i copies, the next chain's buffer (its descriptor was
+ * prefetched one chain earlier) and the descriptor after it are fetched:
+ * only chains of this burst, i.e. published ones.
+ */
+static __rte_always_inline void
+dequeue_prefetch(struct vsw_virtq *vq, uint16_t i, uint16_t count)
+{
+	if (i + 1 < count)
+		virtq_prefetch_buf(
+			vq, (uint16_t)(vq->last_avail_idx + 1), false);
+	if (i + 2 < count)
+		virtq_prefetch_desc(vq, (uint16_t)(vq->last_avail_idx + 2));
+}
+
 /*
  * offl and inorder are constant per call site: four specialisations, no
  * per-packet test of the features. inorder (split ring, IN_ORDER): each
@@ -183,34 +245,26 @@ static __rte_always_inline uint16_t
 dequeue_burst(struct vsw_virtq *vq, struct rte_mempool *mp,
 	struct rte_mbuf **pkts, uint16_t n, bool offl, bool inorder)
 {
-	uint16_t expect = 0;
-	bool ordered = true, miss = false;
-	struct vsw_virtio_net_hdr h;
-	uint64_t gso = 0, csum = 0;
+	struct deq_tally t = {.ordered = true};
 	enum vsw_virtq_stat why = VSW_VIRTQ_STAT__MAX;
-	uint64_t bytes = 0;
-	uint16_t i, count, out = 0;
-	int avail;
+	struct vsw_virtio_net_hdr h;
+	uint16_t i, count, expect = 0;
 
 	if (vq->packed) /* fixed per queue: one predictable branch a burst */
 		return virtq_packed_dequeue_burst(vq, mp, pkts, n);
-	if (unlikely(vq->broken))
-		return 0;
-	avail = virtq_avail_count(vq);
-	if (unlikely(avail < 0)) {
-		virtq_break(vq, VSW_VIRTQ_STAT_ERR_AVAIL_IDX, "avail idx",
-			vq->avail->idx);
-		return 0;
-	}
-	count = RTE_MIN(n, (uint16_t)avail);
+	count = dequeue_ready(vq, n);
 	if (count == 0)
 		return 0;
+	/* the first descriptors arrive while the heads are allocated */
+	virtq_prefetch_desc(vq, vq->last_avail_idx);
+	if (count > 1)
+		virtq_prefetch_desc(vq, (uint16_t)(vq->last_avail_idx + 1));
 	/* no mbuf, no chain taken: the guest's packets wait in its ring */
 	count = alloc_heads(mp, pkts, count);
 	virtq_budget_reset(vq);
 	for (i = 0; i < count; i++) {
 		uint16_t head = virtq_avail_head(vq, vq->last_avail_idx);
-		struct rte_mbuf *m = pkts[out];
+		struct rte_mbuf *m = pkts[t.out];
 		uint32_t ndesc = 0;
 		int rc;
 
@@ -224,46 +278,33 @@ dequeue_burst(struct vsw_virtq *vq, struct rte_mempool *mp,
 				"avail head", head);
 			break;
 		}
+		dequeue_prefetch(vq, i, count);
 		vq->last_avail_idx++;
 		/* after a drop the expected head is unknown: not checked */
-		if (inorder && i != 0 && ordered && unlikely(head != expect)) {
-			ordered = false;
-			miss = true;
+		if (inorder && i != 0 && t.ordered &&
+			unlikely(head != expect)) {
+			t.ordered = false;
+			t.miss = true;
 		}
 		rc = dequeue_chain(vq, mp, m, head, &why, offl, (uint8_t *)&h,
 			&ndesc);
 		if (inorder) {
 			if (unlikely(rc != 0))
-				ordered = false; /* ndesc unknown */
+				t.ordered = false; /* ndesc unknown */
 			expect = (uint16_t)((head + ndesc) & (vq->size - 1));
-			/* in ring order: the next chain starts there */
-			rte_prefetch0(&vq->desc[expect]);
 		}
 		if (offl && rc == 0)
-			rc = dequeue_offload(vq, m, &h, &gso, &csum);
+			rc = dequeue_offload(vq, m, &h, &t.gso, &t.csum);
 		virtq_shadow_push(vq, head, 0);
 		if (likely(rc == 0)) {
-			bytes += m->pkt_len;
-			out++;
+			t.bytes += m->pkt_len;
+			t.out++;
 		} else {
 			dequeue_drop(vq, m, head, rc, why);
 		}
 	}
-	if (out < count)
-		rte_pktmbuf_free_bulk(&pkts[out], count - out);
-	virtq_count(vq, VSW_VIRTQ_STAT_DEQ_PACKETS, out);
-	virtq_count(vq, VSW_VIRTQ_STAT_DEQ_BYTES, bytes);
-	if (offl) {
-		virtq_count(vq, VSW_VIRTQ_STAT_DEQ_GSO_PACKETS, gso);
-		virtq_count(vq, VSW_VIRTQ_STAT_DEQ_CSUM_PARTIAL, csum);
-	}
-	if (inorder) {
-		if (unlikely(miss))
-			virtq_inorder_miss(vq);
-		virtq_inorder_flush_used(vq, ordered);
-	} else
-		virtq_flush_used(vq);
-	return out;
+	dequeue_finish(vq, pkts, count, &t, offl, inorder);
+	return t.out;
 }
 
 static __rte_noinline uint16_t

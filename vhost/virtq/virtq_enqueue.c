@@ -66,6 +66,22 @@ enq_bad(struct vsw_virtq *vq, struct enq_pkt *p, int reason)
 	return reason;
 }
 
+/*
+ * A chain was taken: the next one's buffer (its descriptor was prefetched
+ * a chain earlier) and the descriptor after it are fetched while this one
+ * is filled; only chains before avail_end (published).
+ */
+static __rte_always_inline void
+enq_prefetch(struct vsw_virtq *vq, uint16_t avail_end)
+{
+	uint16_t left = (uint16_t)(avail_end - vq->last_avail_idx);
+
+	if (left > 0)
+		virtq_prefetch_buf(vq, vq->last_avail_idx, true);
+	if (left > 1)
+		virtq_prefetch_desc(vq, (uint16_t)(vq->last_avail_idx + 1));
+}
+
 /* Takes the next avail chain for the packet; ENQ_OK or a failure code. */
 static __rte_always_inline int
 enq_take_chain(struct vsw_virtq *vq, struct enq_pkt *p)
@@ -84,6 +100,7 @@ enq_take_chain(struct vsw_virtq *vq, struct enq_pkt *p)
 		return ENQ_BROKEN;
 	}
 	vq->last_avail_idx++;
+	enq_prefetch(vq, p->avail_end);
 	p->head = head;
 	p->chain_len = 0;
 	p->nbufs++;
@@ -145,22 +162,76 @@ enq_offload_hdr(const struct vsw_virtq *vq, const struct rte_mbuf *m,
 }
 
 /*
- * Copies header + packet into the guest. Returns ENQ_OK, an ENQ_DROP_*
- * counter (*why set for BAD_DESC), or ENQ_BROKEN. log (constant per
- * instance): note every page each copy wrote in the dirty log, by guest
- * address (dgpa follows dp).
+ * Copies sp/sl, then the segments from seg on, into the packet's chains
+ * (the first one taken). Returns ENQ_OK, an ENQ_DROP_* counter (p->w.err
+ * set for BAD_DESC), or ENQ_BROKEN. log (constant per instance): note
+ * every page each copy wrote in the dirty log, by guest address (dgpa
+ * follows dp).
+ */
+static __rte_always_inline int
+enq_copy(struct vsw_virtq *vq, struct enq_pkt *p, const uint8_t *sp,
+	uint32_t sl, const struct rte_mbuf *seg, bool mrg, bool log)
+{
+	uint64_t dgpa = 0;
+	uint8_t *dp = NULL;
+	uint32_t dl = 0;
+	int rc;
+
+	for (;;) {
+		uint32_t k;
+
+		if (sl == 0) {
+			if (seg == NULL)
+				return ENQ_OK;
+			sp = rte_pktmbuf_mtod(seg, const uint8_t *);
+			sl = seg->data_len;
+			seg = seg->next;
+			continue;
+		}
+		if (dl == 0) {
+			rc = virtq_walk_span(vq, &p->w, &dp, &dl);
+			if (unlikely(rc < 0))
+				return enq_bad(vq, p,
+					VSW_VIRTQ_STAT_ENQ_DROP_BAD_DESC);
+			if (rc == 0) {
+				rc = enq_chain_full(vq, p, mrg);
+				if (unlikely(rc != ENQ_OK))
+					return rc;
+			}
+			if (log)
+				dgpa = p->w.gpa - dl; /* the span's start */
+			continue;
+		}
+		k = RTE_MIN(sl, dl);
+		if (mrg && unlikely(p->off < 12))
+			enq_note_nb(p, dp, dgpa, k, log);
+		vsw_copy(dp, sp, VIRTQ_COPY_LEN(k));
+		if (log) {
+			virtq_log_write(vq, dgpa, k);
+			dgpa += k;
+		}
+		sp += k;
+		sl -= k;
+		dp += k;
+		dl -= k;
+		p->off += k;
+		p->chain_len += k;
+	}
+}
+
+/*
+ * Header + packet into the guest (enq_copy). Returns ENQ_OK, an ENQ_DROP_*
+ * counter (*why set for BAD_DESC), or ENQ_BROKEN.
  */
 static __rte_always_inline int
 enqueue_one(struct vsw_virtq *vq, struct rte_mbuf *m, uint16_t avail_end,
 	bool mrg, bool offl, bool log, enum vsw_virtq_stat *why)
 {
-	uint64_t dgpa = 0;
 	uint8_t hdr[12] = {0};
 	const uint8_t *sp = hdr;
-	uint32_t sl = vq->hdr_len, dl = 0;
+	uint32_t sl = vq->hdr_len;
 	const struct rte_mbuf *seg = m;
 	struct enq_pkt p;
-	uint8_t *dp = NULL;
 	int rc;
 
 	p.w.err = VSW_VIRTQ_STAT__MAX;
@@ -178,49 +249,11 @@ enqueue_one(struct vsw_virtq *vq, struct rte_mbuf *m, uint16_t avail_end,
 	hdr[10] = 1; /* num_buffers, patched below when more are used */
 	virtq_hdr_coalign(vq, m, hdr, &sp, &sl, &seg);
 	rc = enq_take_chain(vq, &p);
-	if (unlikely(rc != ENQ_OK))
-		goto out;
-	for (;;) {
-		uint32_t k;
-
-		if (sl == 0) {
-			if (seg == NULL)
-				break;
-			sp = rte_pktmbuf_mtod(seg, const uint8_t *);
-			sl = seg->data_len;
-			seg = seg->next;
-			continue;
-		}
-		if (dl == 0) {
-			rc = virtq_walk_span(vq, &p.w, &dp, &dl);
-			if (unlikely(rc < 0)) {
-				rc = enq_bad(vq, &p,
-					VSW_VIRTQ_STAT_ENQ_DROP_BAD_DESC);
-				goto out;
-			}
-			if (rc == 0) {
-				rc = enq_chain_full(vq, &p, mrg);
-				if (unlikely(rc != ENQ_OK))
-					goto out;
-			}
-			if (log)
-				dgpa = p.w.gpa - dl; /* the span's start */
-			continue;
-		}
-		k = RTE_MIN(sl, dl);
-		if (mrg && unlikely(p.off < 12))
-			enq_note_nb(&p, dp, dgpa, k, log);
-		vsw_copy(dp, sp, k);
-		if (log) {
-			virtq_log_write(vq, dgpa, k);
-			dgpa += k;
-		}
-		sp += k;
-		sl -= k;
-		dp += k;
-		dl -= k;
-		p.off += k;
-		p.chain_len += k;
+	if (likely(rc == ENQ_OK))
+		rc = enq_copy(vq, &p, sp, sl, seg, mrg, log);
+	if (unlikely(rc != ENQ_OK)) {
+		*why = p.w.err;
+		return rc;
 	}
 	virtq_shadow_push(vq, p.head, p.chain_len);
 	if (mrg && p.nbufs != 1) {
@@ -232,9 +265,6 @@ enqueue_one(struct vsw_virtq *vq, struct rte_mbuf *m, uint16_t avail_end,
 		}
 	}
 	return ENQ_OK;
-out:
-	*why = p.w.err;
-	return rc;
 }
 
 static __rte_noinline void
@@ -382,6 +412,10 @@ vsw_virtq_enqueue_burst(struct vsw_virtq *vq, struct rte_mbuf **pkts,
 	}
 	virtq_budget_reset(vq);
 	end = (uint16_t)(vq->last_avail_idx + avail);
+	/* the first chain's descriptors (the buffers follow per chain) */
+	virtq_prefetch_desc(vq, vq->last_avail_idx);
+	if (avail > 1)
+		virtq_prefetch_desc(vq, (uint16_t)(vq->last_avail_idx + 1));
 	if (unlikely(virtq_logging(vq)))
 		return virtq_has(vq, VSW_VIRTIO_NET_F_MRG_RXBUF)
 			       ? enqueue_burst_mrg_log(vq, pkts, n, end)

@@ -76,6 +76,7 @@ struct vsw_virtq {
 	bool used_wrap;
 	bool in_order;         /* VSW_VIRTIO_F_IN_ORDER: virtq_inorder.c (split),
 				* batched TX used descriptors (packed) */
+	uint8_t pf_region;     /* virtq_prefetch_buf: the region last hit */
 	uint16_t id_gen;       /* packed: this burst's stamp in id_stamp */
 	const uint16_t *used_event; /* avail->ring[size], with EVENT_IDX */
 	vsw_virtq_notify_fn notify;
@@ -228,6 +229,99 @@ virtq_avail_count(struct vsw_virtq *vq)
 		return -1;
 	return n;
 }
+
+/*
+ * Prefetch hints for the chain at avail position idx, which the caller
+ * knows is published (before its burst's end). Nothing trusts what they
+ * read: the chain is walked and checked as usual later; a head >= size or
+ * an address outside guest memory just prefetches nothing. Reading an
+ * avail entry or descriptor early is harmless (they are in guest memory
+ * and the guest may change them until we walk them).
+ */
+static __rte_always_inline void
+virtq_prefetch_desc(const struct vsw_virtq *vq, uint16_t idx)
+{
+	uint16_t head = virtq_avail_head(vq, idx);
+
+	if (likely(head < vq->size))
+		rte_prefetch0(&vq->desc[head]);
+}
+
+/* gpa's two lines in region r, ours; NULL if they are not both in it. */
+static __rte_always_inline uint8_t *
+virtq_region_lines(const struct vsw_mem_region *r, uint64_t gpa)
+{
+	uint64_t off = gpa - r->guest_phys_addr;
+
+	if (off >= r->size || r->size - off < 2 * RTE_CACHE_LINE_SIZE)
+		return NULL;
+	return (uint8_t *)(uintptr_t)(r->host_user_addr + off);
+}
+
+/*
+ * A hint's guest address -> ours: the region last hit first (one compare
+ * in steady state), else all of them, which moves the hint (a full
+ * translation per chain cost as much as the walk's own, measured with
+ * callgrind). NULL outside guest memory.
+ */
+static __rte_always_inline uint8_t *
+virtq_prefetch_va(struct vsw_virtq *vq, uint64_t gpa)
+{
+	const struct vsw_mem *mem = vq->mem;
+	uint32_t i = vq->pf_region;
+	uint8_t *va;
+
+	if (likely(i < mem->nregions)) {
+		va = virtq_region_lines(&mem->regions[i], gpa);
+		if (likely(va != NULL))
+			return va;
+	}
+	for (i = 0; i < mem->nregions; i++) {
+		va = virtq_region_lines(&mem->regions[i], gpa);
+		if (va != NULL) {
+			vq->pf_region = (uint8_t)i;
+			return va;
+		}
+	}
+	return NULL;
+}
+
+/*
+ * ... the first two lines of its head descriptor's buffer (wr: the copy
+ * will write them); for an indirect head its table, which the walk reads
+ * first.
+ */
+static __rte_always_inline void
+virtq_prefetch_buf(struct vsw_virtq *vq, uint16_t idx, bool wr)
+{
+	uint16_t head = virtq_avail_head(vq, idx);
+	uint8_t *va;
+
+	if (unlikely(head >= vq->size))
+		return;
+	va = virtq_prefetch_va(vq, vq->desc[head].addr);
+	if (unlikely(va == NULL))
+		return;
+	if (wr) { /* a constant per call site; the builtin wants one */
+		__builtin_prefetch(va, 1, 3);
+		__builtin_prefetch(va + RTE_CACHE_LINE_SIZE, 1, 3);
+	} else {
+		rte_prefetch0(va);
+		rte_prefetch0(va + RTE_CACHE_LINE_SIZE);
+	}
+}
+
+/*
+ * Bench only (-Dc_args=-DVSW_BENCH_COPY_CAP=N, bench/vsw-loopback.py
+ * --cap-build): each split-ring data copy stops after N bytes and leaves
+ * the rest stale, so a loop's cost without its copies shows. Never set in
+ * a real build; without it this is the length itself.
+ */
+#ifdef VSW_BENCH_COPY_CAP
+#define VIRTQ_COPY_LEN(k) RTE_MIN((uint32_t)(k), (uint32_t)VSW_BENCH_COPY_CAP)
+#else
+#define VIRTQ_COPY_LEN(k) (k)
+#endif
 
 /* A burst may start one more chain while its descriptor budget lasts. */
 static __rte_always_inline void

@@ -193,39 +193,6 @@ eth_configure(struct vswd_port *p, uint16_t queues)
 }
 
 /*
- * DPDK 22.11's net_af_packet opens its sockets at probe and closes them
- * only in its dev_stop, which ethdev skips for a port never started: a
- * port that failed to configure would leave them open (fds, kernel rings)
- * and in the interface's PACKET_FANOUT group, which the next port on that
- * interface joins, so part of its traffic would go to a socket no one
- * reads. Started once on one queue, the port's stop (eth_remove) closes
- * them all. (DPDK 25.03 closes them in dev_close.)
- */
-static void
-af_packet_release(struct vswd_port *p)
-{
-	unsigned sock = (unsigned)rte_eth_dev_socket_id(p->eth_port);
-	struct rte_eth_dev_info info;
-	struct rte_eth_conf conf;
-
-	if (rte_eth_dev_info_get(p->eth_port, &info) != 0 ||
-		strcmp(info.driver_name, "net_af_packet") != 0)
-		return;
-	memset(&conf, 0, sizeof(conf));
-	if (rte_eth_dev_configure(p->eth_port, 1, 1, &conf) == 0 &&
-		rte_eth_rx_queue_setup(p->eth_port, 0, ETH_RING_SIZE, sock,
-			NULL, p->pool) == 0 &&
-		rte_eth_tx_queue_setup(
-			p->eth_port, 0, ETH_RING_SIZE, sock, NULL) == 0 &&
-		rte_eth_dev_start(p->eth_port) == 0)
-		return;
-	VSWD_LOG(WARNING,
-		"port %s: net_af_packet's sockets not closed "
-		"(its device did not start)\n",
-		p->name);
-}
-
-/*
  * Why net_af_packet may fail to probe where nothing else is wrong: DPDK
  * 22.11 puts an interface's sockets in PACKET_FANOUT group (pid ^ ifindex)
  * & 0xffff, and the kernel refuses (EINVAL) a group id that another
@@ -299,7 +266,6 @@ eth_open(struct vswd_port *p, const struct vswd_port_args *a, char *err,
 	if (rc < 0) {
 		snprintf(err, errlen, "cannot start device '%s': %s", devname,
 			strerror(-rc));
-		af_packet_release(p);
 		eth_remove(port_id);
 		eth_pool_free(p);
 	}

@@ -10,7 +10,7 @@ in dev_stop. vswd in its own namespace with a veth pair pa -- pb:
      vswd's fd count is back at its baseline;
   2. a port whose device does not start (queues=2 on a device of one
      queue pair): refused, and its sockets closed (fd count at baseline;
-     before af_packet_release they stayed open, in pa's fanout group);
+     DPDK 22.11.0-22.11.9 left them open, in pa's fanout group);
   3. then e on pa again: frames of 64 flows sent from pb all arrive
      (none taken by a socket left in the group);
   4. another process holds fanout group (vswd's pid ^ pa's ifindex) on

@@ -72,7 +72,8 @@ void vsw_pmd_flush(struct vsw_pmd *pmd);
 	X(CYCLES_SLEEP, "sleep_cycles")                                       \
 	X(SW_GSO, "sw_gso_packets")                                           \
 	X(SW_CSUM, "sw_csum_packets")                                         \
-	X(INJECTED, "injected_packets")
+	X(INJECTED, "injected_packets")                                       \
+	X(WATCHDOG_SIGNALS, "watchdog_signals")
 
 enum vsw_pmd_counter {
 #define VSW_PMD_COUNTER_ENUM(e, s) VSW_PMD_##e,

@@ -38,6 +38,9 @@ raw_counters(const struct vsw_pmd *pmd, uint64_t *c)
 	/* The classifier counts subtable visits into the PMD's own struct. */
 	c[VSW_PMD_SUBTABLE_LOOKUPS] =
 		ctr_read(&pmd->cls_stats.subtable_lookups);
+	/* The watchdog thread counts the signals it sent this PMD in its
+	 * slot (vsw/watchdog.h). */
+	c[VSW_PMD_WATCHDOG_SIGNALS] = ctr_read(&pmd->wd.signals);
 }
 
 static double

@@ -84,6 +84,10 @@ stats_text(struct vswd *d, unsigned i, const struct vsw_pmd_stats *s,
 		" cycles asleep; pmd-sleep-max %u us)\n",
 		c[VSW_PMD_SLEEPS], c[VSW_PMD_CYCLES_SLEEP],
 		vsw_switch_pmd_sleep_max(d->sw));
+	vsw_ctl_reply_printf(r,
+		"  watchdog signals (stuck in a guest-interrupt write): %" PRIu64
+		"\n",
+		c[VSW_PMD_WATCHDOG_SIGNALS]);
 }
 
 static void

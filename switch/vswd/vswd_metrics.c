@@ -329,6 +329,10 @@ static const struct pmd_family pmd_families[] = {
 	{"vsw_pmd_output_batch_packets_total", "counter",
 		"Packets in the flushed output batches.",
 		NULL, {NULL, NULL}, {VSW_PMD_BATCH_PKTS}},
+	{"vsw_pmd_watchdog_signals_total", "counter",
+		"Signals the PMD watchdog sent a PMD stuck in a write to a "
+		"peer's fd (a guest's call eventfd).",
+		NULL, {NULL, NULL}, {VSW_PMD_WATCHDOG_SIGNALS}},
 };
 
 static void

@@ -190,6 +190,73 @@ add_eal_defaults(struct vswd_opts *o)
 	return 0;
 }
 
+/* One option from getopt_long (its argument in optarg): 0 or -1. */
+static int
+opt_apply(struct vswd_opts *o, int c)
+{
+	switch (c) {
+	case 'r':
+		o->run_dir = optarg;
+		return 0;
+	case 'c':
+		o->config = optarg;
+		return 0;
+	case 'p':
+		/* empty: the default (a unit passes "${VAR}" as is) */
+		o->pmd_cpus = *optarg ? optarg : NULL;
+		return 0;
+	case 's':
+		o->state = *optarg ? optarg : NULL;
+		return 0;
+	case 'M':
+		if (*optarg != '\0' && (strspn(optarg, "0123456789") !=
+				strlen(optarg) || strlen(optarg) > 7)) {
+			fprintf(stderr, "vswd: --memory wants MB\n");
+			return -1;
+		}
+		o->memory = *optarg ? optarg : NULL;
+		return 0;
+	case 'C':
+		print_commands();
+		exit(0);
+	case 'n':
+		o->no_default_config = true;
+		return 0;
+	case 'm':
+		o->metrics = optarg;
+		return 0;
+	case 'A':
+		o->allow_devargs_files = true;
+		return 0;
+	case 'L':
+		if (*optarg != '\0' && vswd_log_parse_dest(optarg, &o->log_dest,
+				&o->log_path) < 0) {
+			fprintf(stderr, "vswd: --log wants stderr, syslog, "
+				"syslog:SOCKET or file:PATH\n");
+			return -1;
+		}
+		return 0;
+	case 'F':
+		/* empty: the default (a unit passes "${VAR}") */
+		o->log_dest = *optarg ? VSWD_LOG_FILE : o->log_dest;
+		o->log_path = *optarg ? optarg : o->log_path;
+		return 0;
+	case 'V':
+		if (o->n_log_levels == VSWD_LOG_LEVELS_MAX) {
+			fprintf(stderr, "vswd: too many --log-level\n");
+			return -1;
+		}
+		o->log_levels[o->n_log_levels++] = optarg;
+		return 0;
+	case 'h':
+		usage(stdout);
+		exit(0);
+	default:
+		usage(stderr);
+		return -1;
+	}
+}
+
 int
 vswd_opts_parse(struct vswd_opts *o, int argc, char **argv)
 {
@@ -213,69 +280,9 @@ vswd_opts_parse(struct vswd_opts *o, int argc, char **argv)
 
 	memset(o, 0, sizeof(*o));
 	o->run_dir = VSWD_RUN_DIR_DEFAULT;
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-		switch (c) {
-		case 'r':
-			o->run_dir = optarg;
-			break;
-		case 'c':
-			o->config = optarg;
-			break;
-		case 'p':
-			/* empty: the default (a unit passes "${VAR}" as is) */
-			o->pmd_cpus = *optarg ? optarg : NULL;
-			break;
-		case 's':
-			o->state = *optarg ? optarg : NULL;
-			break;
-		case 'M':
-			if (*optarg != '\0' && (strspn(optarg, "0123456789") !=
-					strlen(optarg) || strlen(optarg) > 7)) {
-				fprintf(stderr, "vswd: --memory wants MB\n");
-				return -1;
-			}
-			o->memory = *optarg ? optarg : NULL;
-			break;
-		case 'C':
-			print_commands();
-			exit(0);
-		case 'n':
-			o->no_default_config = true;
-			break;
-		case 'm':
-			o->metrics = optarg;
-			break;
-		case 'A':
-			o->allow_devargs_files = true;
-			break;
-		case 'L':
-			if (*optarg != '\0' && vswd_log_parse_dest(optarg, &o->log_dest,
-					&o->log_path) < 0) {
-				fprintf(stderr, "vswd: --log wants stderr, syslog, "
-					"syslog:SOCKET or file:PATH\n");
-				return -1;
-			}
-			break;
-		case 'F':
-			/* empty: the default (a unit passes "${VAR}") */
-			o->log_dest = *optarg ? VSWD_LOG_FILE : o->log_dest;
-			o->log_path = *optarg ? optarg : o->log_path;
-			break;
-		case 'V':
-			if (o->n_log_levels == VSWD_LOG_LEVELS_MAX) {
-				fprintf(stderr, "vswd: too many --log-level\n");
-				return -1;
-			}
-			o->log_levels[o->n_log_levels++] = optarg;
-			break;
-		case 'h':
-			usage(stdout);
-			exit(0);
-		default:
-			usage(stderr);
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1)
+		if (opt_apply(o, c) < 0)
 			return -1;
-		}
-	}
 	if (eal_push(o, "vswd") < 0)
 		return -1;
 	for (int i = optind; i < argc; i++)

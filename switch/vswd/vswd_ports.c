@@ -7,9 +7,11 @@
  * they delivered; the switch chooses tx queues and locks a shared one.
  */
 #include <errno.h>
+#include <net/if.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <rte_bus.h>
 #include <rte_dev.h>
@@ -190,6 +192,35 @@ eth_configure(struct vswd_port *p, uint16_t queues)
 	return rc;
 }
 
+/*
+ * Why net_af_packet may fail to probe where nothing else is wrong: DPDK
+ * 22.11 puts an interface's sockets in PACKET_FANOUT group (pid ^ ifindex)
+ * & 0xffff, and the kernel refuses (EINVAL) a group id that another
+ * socket in the network namespace holds on another interface: another
+ * process's port whose pid ^ ifindex is the same 16 bits.
+ */
+static void
+af_packet_hint(const char *devargs, char *err, size_t errlen)
+{
+	const char *s = strstr(devargs, ",iface=");
+	char ifname[IF_NAMESIZE];
+	size_t len = strlen(err);
+	unsigned idx;
+
+	if (strncmp(devargs, "net_af_packet", 13) != 0 || s == NULL)
+		return;
+	snprintf(ifname, sizeof(ifname), "%.*s", (int)strcspn(s + 7, ","),
+		s + 7);
+	idx = if_nametoindex(ifname);
+	if (idx == 0 || len >= errlen)
+		return;
+	snprintf(err + len, errlen - len,
+		"; if DPDK logged PACKET_FANOUT failing: its fanout group "
+		"0x%04x (vswd's pid ^ ifindex %u) is taken by another "
+		"process's packet socket on another interface",
+		(unsigned)(getpid() ^ (int)idx) & 0xffffu, idx);
+}
+
 static int
 eth_open(struct vswd_port *p, const struct vswd_port_args *a, char *err,
 	size_t errlen)
@@ -204,6 +235,7 @@ eth_open(struct vswd_port *p, const struct vswd_port_args *a, char *err,
 	if (rc < 0 && rc != -EEXIST) {
 		snprintf(err, errlen, "cannot probe device '%s': %s",
 			a->devargs, strerror(-rc));
+		af_packet_hint(a->devargs, err, errlen);
 		return rc;
 	}
 	if (rte_eth_dev_get_port_by_name(devname, &port_id) != 0) {

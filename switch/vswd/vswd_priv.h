@@ -183,8 +183,8 @@ VSWD_CMD(vswd_cmd_lookup_impl_set);
 VSWD_CMD(vswd_cmd_emc_set);
 VSWD_CMD(vswd_cmd_config_show);
 
-/* Overlay (vswd_cmds_overlay.c); config lines for the running
- * configuration, emitted after the ports. */
+/* Overlay (vswd_cmds_overlay.c sets, vswd_cmds_overlay_show.c shows);
+ * config lines for the running configuration, emitted after the ports. */
 VSWD_CMD(vswd_cmd_overlay_set);
 VSWD_CMD(vswd_cmd_overlay_show);
 VSWD_CMD(vswd_cmd_domain_add);
@@ -196,6 +196,12 @@ typedef void (*vswd_emit_fn)(struct vsw_ctl_reply *r, const char *line,
 	bool first);
 void vswd_overlay_config_lines(struct vswd *d, struct vsw_ctl_reply *r,
 	vswd_emit_fn emit, bool *first);
+/* A VNI argument (1..2^24-1; else an error reply and -1), an address
+ * and a MAC as text: shared by the overlay command files. */
+int vswd_overlay_parse_vni(
+	const char *s, uint32_t *vni, struct vsw_ctl_reply *r);
+void vswd_overlay_ip_str(uint32_t ip, char *buf, size_t len);
+void vswd_overlay_mac_str(const uint8_t m[6], char *buf, size_t len);
 /* vswd_overlay_mtu.c: the vhost-user ports' MTU limits after an overlay
  * change; a domain's guest MTUs in domain-show (text or JSON, opening
  * with the "], \"port_mtu\": [" that closes the port list). */

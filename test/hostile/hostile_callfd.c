@@ -106,7 +106,9 @@ s_call_blocking_full(struct hs_ctx *c)
 }
 
 const struct hs_scenario hs_callfd_scenarios[] = {
-	{"callfd-blocking-full", "call_blocked,disconnects",
+	{"callfd-blocking-full",
+		"call_blocked,disconnects,pmd:watchdog_signals,"
+		"metric:vsw_pmd_watchdog_signals_total",
 		"call eventfd made blocking by the peer and filled (PMD "
 		"watchdog)",
 		s_call_blocking_full},

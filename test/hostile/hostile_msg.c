@@ -34,6 +34,24 @@ negotiated(struct hs_ctx *c)
 	return 0;
 }
 
+/*
+ * After negotiated(): one request with its payload and nfds (at most 3)
+ * copies of the memory fd; the scenario passes when vswd closes the
+ * connection.
+ */
+static int
+sent_closes(struct hs_ctx *c, uint32_t req, const void *payload, uint32_t size,
+	int nfds)
+{
+	int fds[3];
+
+	if (negotiated(c) != 0)
+		return 1;
+	fds[0] = fds[1] = fds[2] = c->f.memfd;
+	vu_send(&c->f, req, payload, size, fds, nfds);
+	return hs_closed(c);
+}
+
 static int
 s_short_header(struct hs_ctx *c)
 {
@@ -78,10 +96,7 @@ s_unknown_request(struct hs_ctx *c)
 {
 	uint64_t v = 0;
 
-	if (negotiated(c) != 0)
-		return 1;
-	vu_send(&c->f, 99, &v, sizeof(v), NULL, 0);
-	return hs_closed(c);
+	return sent_closes(c, 99, &v, sizeof(v), 0);
 }
 
 /* SET_VRING_NUM with only the index: the size is whatever was there. */
@@ -90,10 +105,7 @@ s_size_vring_num(struct hs_ctx *c)
 {
 	uint32_t idx = 0;
 
-	if (negotiated(c) != 0)
-		return 1;
-	vu_send(&c->f, VU_SET_VRING_NUM, &idx, sizeof(idx), NULL, 0);
-	return hs_closed(c);
+	return sent_closes(c, VU_SET_VRING_NUM, &idx, sizeof(idx), 0);
 }
 
 static int
@@ -112,10 +124,7 @@ s_size_vring_addr(struct hs_ctx *c)
 {
 	uint32_t a[4] = {0, 0, 0, 0};
 
-	if (negotiated(c) != 0)
-		return 1;
-	vu_send(&c->f, VU_SET_VRING_ADDR, a, sizeof(a), NULL, 0);
-	return hs_closed(c);
+	return sent_closes(c, VU_SET_VRING_ADDR, a, sizeof(a), 0);
 }
 
 /* Three fds on a message that takes none. */
@@ -123,13 +132,8 @@ static int
 s_fds_on_fdless(struct hs_ctx *c)
 {
 	uint32_t s[2] = {0, 256};
-	int fds[3];
 
-	if (negotiated(c) != 0)
-		return 1;
-	fds[0] = fds[1] = fds[2] = c->f.memfd;
-	vu_send(&c->f, VU_SET_VRING_NUM, s, sizeof(s), fds, 3);
-	return hs_closed(c);
+	return sent_closes(c, VU_SET_VRING_NUM, s, sizeof(s), 3);
 }
 
 /* A one-region memory table carrying 12 fds (the limit is 8). */
@@ -258,10 +262,7 @@ s_log_base_overflow(struct hs_ctx *c)
 {
 	uint64_t l[2] = {UINT64_MAX - 0xfff, 0x2000}; /* size, offset */
 
-	if (negotiated(c) != 0)
-		return 1;
-	vu_send(&c->f, VU_SET_LOG_BASE, l, sizeof(l), &c->f.memfd, 1);
-	return hs_closed(c);
+	return sent_closes(c, VU_SET_LOG_BASE, l, sizeof(l), 1);
 }
 
 /* Per-vring message with an index beyond the port's 1 queue pair. */
@@ -418,13 +419,8 @@ not_offered(struct hs_ctx *c, uint32_t req, uint32_t size, int nfds)
 {
 	/* inflight: mmap_size 1 TiB, offset 0, num_queues 1, size 256 */
 	uint64_t p[8] = {1ull << 40, 0, 1 | (256ull << 16), 0, 0, 0, 0, 0};
-	int fds[2];
 
-	if (negotiated(c) != 0)
-		return 1;
-	fds[0] = fds[1] = c->f.memfd;
-	vu_send(&c->f, req, p, size, fds, nfds);
-	return hs_closed(c);
+	return sent_closes(c, req, p, size, nfds);
 }
 
 /* num_queues 1: reaches vsw's check, which refuses the request. */
@@ -444,13 +440,8 @@ static int
 s_inflight_idx(struct hs_ctx *c)
 {
 	uint64_t p[3] = {1 << 20, 0, 0}; /* size, offset, num_queues 0 */
-	int fd;
 
-	if (negotiated(c) != 0)
-		return 1;
-	fd = c->f.memfd;
-	vu_send(&c->f, VU_SET_INFLIGHT_FD, p, sizeof(p), &fd, 1);
-	return hs_closed(c);
+	return sent_closes(c, VU_SET_INFLIGHT_FD, p, sizeof(p), 1);
 }
 
 static int

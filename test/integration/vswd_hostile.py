@@ -12,7 +12,9 @@ For every scenario of `hostile_frontend list` (name, counters, what):
     comes back used with length 0, a bad message closes the connection...);
   - vswd still answers `version`, its pid is unchanged;
   - its fd count is back at the baseline once h is disconnected;
-  - every named counter of port h moved (port-show h --json);
+  - every named counter of port h moved (port-show h --json; a name
+    "pmd:C" is pmd-stats-show's C summed over the PMDs, "metric:M" the
+    metrics command's samples of family M summed);
   - the a -> b traffic kept flowing during the scenario, and
     sent = received + counted drops (a's deq_drop_*, b's enq_drop_* and
     tx_drops);
@@ -120,6 +122,24 @@ def attack(d, traffic, fe, name, path, errs, port="h"):
     return (out,) + traffic.rate(w0)
 
 
+def scenario_counters(d, port, ctrs):
+    """Port counters, plus the pmd:/metric: ones the scenario names."""
+    c = counters(d.port(port))
+    names = ctrs.split(",")
+    if any(n.startswith("pmd:") for n in names):
+        for k, v in d.pmd_stats().items():
+            c["pmd:" + k] = v
+    if any(n.startswith("metric:") for n in names):
+        text = d.ctl("metrics --json")["metrics"]
+        for n in names:
+            if n.startswith("metric:"):
+                c[n] = sum(float(line.split()[-1])
+                           for line in text.splitlines()
+                           if line.startswith(n[7:] + "{") or
+                           line.startswith(n[7:] + " "))
+    return c
+
+
 def pmd_drops(d):
     out = {}
     for p in d.ctl("pmd-stats-show --json")["pmds"]:
@@ -193,7 +213,7 @@ def main():
             errs = []
             hp = next((c[6:] for c in ctrs.split(",")
                        if c.startswith("!port=")), "h")
-            before = counters(d.port(hp))
+            before = scenario_counters(d, hp, ctrs)
             out, rate, fps = attack(d, traffic, fe, name, paths[hp], errs,
                                     hp)
             if (rate < RATE_BAR * quiet and "!fdleak" not in ctrs and
@@ -253,7 +273,7 @@ def main():
             if leak:
                 print("      note (%s): librte_vhost leaked %d fd(s), as "
                       "documented" % (name, fds - fds0 + leak))
-            after = counters(d.port(hp))
+            after = scenario_counters(d, hp, ctrs)
             moved = []
             for c in ctrs.split(","):
                 delta = after.get(c, 0) - before.get(c, 0)

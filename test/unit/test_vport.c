@@ -62,6 +62,38 @@ make_port(const char *name, bool client, uint16_t qps, uint32_t mode)
 	return p;
 }
 
+/* A front-end's connection to socket name (replies within 5 s). */
+static int
+connect_port(const char *name)
+{
+	struct sockaddr_un sun = {.sun_family = AF_UNIX};
+	struct timeval tv = {.tv_sec = 5};
+	int fd = socket(AF_UNIX, SOCK_STREAM, 0);
+
+	assert_true(fd >= 0);
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	sock_path(sun.sun_path, sizeof(sun.sun_path), name);
+	assert_int_equal(connect(fd, (struct sockaddr *)&sun, sizeof(sun)), 0);
+	return fd;
+}
+
+/* Close the front-end's end; the port sees the disconnect within 5 s. */
+static void
+close_until_disconnected(struct vsw_vport *p, int fd)
+{
+	struct vsw_vport_info info;
+	int tries;
+
+	close(fd);
+	for (tries = 0; tries < 500; tries++) {
+		vsw_vport_info_get(p, &info);
+		if (!info.connected)
+			break;
+		usleep(10000);
+	}
+	assert_false(info.connected);
+}
+
 struct vsw_vport *
 vport_test_port(const char *name, char *path, size_t len)
 {
@@ -266,21 +298,15 @@ vhu_set_u64(int fd, uint32_t request, uint64_t v, bool ack)
 static void
 test_mtu_limit(void **state)
 {
-	struct sockaddr_un sun = {.sun_family = AF_UNIX};
-	struct timeval tv = {.tv_sec = 5};
 	struct vsw_vport_info info;
 	struct vsw_vport_mtu mt;
 	struct vsw_vport *p;
-	int fd, tries;
+	int fd;
 
 	(void)state;
 	p = make_port("mtu.sock", false, 1, 0);
 	vsw_vport_mtu_limit_set(p, 1450);
-	fd = socket(AF_UNIX, SOCK_STREAM, 0);
-	assert_true(fd >= 0);
-	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
-	sock_path(sun.sun_path, sizeof(sun.sun_path), "mtu.sock");
-	assert_int_equal(connect(fd, (struct sockaddr *)&sun, sizeof(sun)), 0);
+	fd = connect_port("mtu.sock");
 	assert_true(vhu_get_u64(fd, 1 /* GET_FEATURES */) &
 		    (1ULL << VIRTIO_NET_F_MTU));
 	vhu_set_u64(fd, 16 /* SET_PROTOCOL_FEATURES */,
@@ -307,36 +333,26 @@ test_mtu_limit(void **state)
 	assert_int_equal(mt.limit, 1449);
 	vsw_vport_info_get(p, &info);
 	assert_true(info.connected);
-	close(fd);
-	for (tries = 0; tries < 500; tries++) {
-		vsw_vport_info_get(p, &info);
-		if (!info.connected)
-			break;
-		usleep(10000);
-	}
-	assert_false(info.connected);
+	close_until_disconnected(p, fd);
 	vsw_vport_mtu_get(p, &mt);
 	assert_int_equal(mt.mtu, 0);
 	vsw_vport_destroy(p);
 }
 
+/* What every port offers; without no_offloads also the six offload bits. */
+#define OFFER_BASE                                                           \
+	((1ULL << VIRTIO_F_VERSION_1) | (1ULL << VIRTIO_NET_F_MRG_RXBUF) |   \
+		(1ULL << VIRTIO_RING_F_INDIRECT_DESC) |                      \
+		(1ULL << VIRTIO_RING_F_EVENT_IDX) | (1ULL << VIRTIO_NET_F_MQ) | \
+		(1ULL << VIRTIO_NET_F_MTU) | (1ULL << VHOST_F_LOG_ALL) |     \
+		(1ULL << VIRTIO_NET_F_GUEST_ANNOUNCE) |                      \
+		(1ULL << VIRTIO_F_RING_PACKED) | (1ULL << VIRTIO_F_IN_ORDER) | \
+		(1ULL << VHOST_USER_F_PROTOCOL_FEATURES))
+
 /* offloads off: the offer is the full set without the six offload bits */
 static void
 test_offer_no_offloads(void **state)
 {
-	struct sockaddr_un sun = {.sun_family = AF_UNIX};
-	const uint64_t want = (1ULL << VIRTIO_F_VERSION_1) |
-			      (1ULL << VIRTIO_NET_F_MRG_RXBUF) |
-			      (1ULL << VIRTIO_RING_F_INDIRECT_DESC) |
-			      (1ULL << VIRTIO_RING_F_EVENT_IDX) |
-			      (1ULL << VIRTIO_NET_F_MQ) |
-			      (1ULL << VIRTIO_NET_F_MTU) |
-			      (1ULL << VHOST_F_LOG_ALL) |
-			      (1ULL << VIRTIO_NET_F_GUEST_ANNOUNCE) |
-			      (1ULL << VIRTIO_F_RING_PACKED) |
-			      (1ULL << VIRTIO_F_IN_ORDER) |
-			      (1ULL << VHOST_USER_F_PROTOCOL_FEATURES);
-	struct timeval tv = {.tv_sec = 5};
 	struct vsw_vport_config cfg;
 	struct vsw_vport *p = NULL;
 	char path[108];
@@ -348,12 +364,8 @@ test_offer_no_offloads(void **state)
 	cfg.path = path;
 	cfg.no_offloads = true;
 	assert_int_equal(vsw_vport_create(&cfg, &p), 0);
-	fd = socket(AF_UNIX, SOCK_STREAM, 0);
-	assert_true(fd >= 0);
-	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
-	memcpy(sun.sun_path, path, strlen(path) + 1);
-	assert_int_equal(connect(fd, (struct sockaddr *)&sun, sizeof(sun)), 0);
-	assert_int_equal(vhu_get_u64(fd, 1 /* GET_FEATURES */), want);
+	fd = connect_port("nooffl.sock");
+	assert_int_equal(vhu_get_u64(fd, 1 /* GET_FEATURES */), OFFER_BASE);
 	close(fd);
 	vsw_vport_destroy(p);
 }
@@ -361,36 +373,19 @@ test_offer_no_offloads(void **state)
 static void
 test_protocol_offer(void **state)
 {
-	struct sockaddr_un sun = {.sun_family = AF_UNIX};
-	const uint64_t want = (1ULL << VIRTIO_F_VERSION_1) |
-			      (1ULL << VIRTIO_NET_F_MRG_RXBUF) |
-			      (1ULL << VIRTIO_RING_F_INDIRECT_DESC) |
-			      (1ULL << VIRTIO_RING_F_EVENT_IDX) |
-			      (1ULL << VIRTIO_F_RING_PACKED) |
-			      (1ULL << VIRTIO_F_IN_ORDER) |
-			      (1ULL << VIRTIO_NET_F_MQ) |
-			      (1ULL << VIRTIO_NET_F_MTU) |
-			      (1ULL << VHOST_F_LOG_ALL) |
-			      (1ULL << VIRTIO_NET_F_GUEST_ANNOUNCE) |
-			      (1ULL << VHOST_USER_F_PROTOCOL_FEATURES) |
-			      (1ULL << VIRTIO_NET_F_CSUM) |
+	const uint64_t want = OFFER_BASE | (1ULL << VIRTIO_NET_F_CSUM) |
 			      (1ULL << VIRTIO_NET_F_GUEST_CSUM) |
 			      (1ULL << VIRTIO_NET_F_HOST_TSO4) |
 			      (1ULL << VIRTIO_NET_F_HOST_TSO6) |
 			      (1ULL << VIRTIO_NET_F_GUEST_TSO4) |
 			      (1ULL << VIRTIO_NET_F_GUEST_TSO6);
-	struct timeval tv = {.tv_sec = 5};
 	struct vsw_vport_info info;
 	struct vsw_vport *p;
-	int fd, tries;
+	int fd;
 
 	(void)state;
 	p = make_port("proto.sock", false, 3, 0);
-	fd = socket(AF_UNIX, SOCK_STREAM, 0);
-	assert_true(fd >= 0);
-	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
-	sock_path(sun.sun_path, sizeof(sun.sun_path), "proto.sock");
-	assert_int_equal(connect(fd, (struct sockaddr *)&sun, sizeof(sun)), 0);
+	fd = connect_port("proto.sock");
 	assert_int_equal(vhu_get_u64(fd, 1 /* GET_FEATURES */), want);
 	assert_int_equal(vhu_get_u64(fd, 15 /* GET_PROTOCOL_FEATURES */),
 		(1ULL << VHOST_USER_PROTOCOL_F_MQ) |
@@ -403,14 +398,7 @@ test_protocol_offer(void **state)
 	vsw_vport_info_get(p, &info);
 	assert_true(info.connected);
 	assert_false(info.running);
-	close(fd);
-	for (tries = 0; tries < 500; tries++) {
-		vsw_vport_info_get(p, &info);
-		if (!info.connected)
-			break;
-		usleep(10000);
-	}
-	assert_false(info.connected);
+	close_until_disconnected(p, fd);
 	vsw_vport_destroy(p);
 }
 

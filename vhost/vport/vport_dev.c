@@ -333,10 +333,10 @@ dev_lock(int vid)
 }
 
 /*
- * Every message, before librte_vhost acts on it. A refused one returns
- * ERR: librte_vhost then runs neither its handler nor the post hook, and
- * nacks it (NEED_REPLY, connection kept) or closes the connection; it
- * does not close the message's fds on that path, so we do.
+ * Every message, before librte_vhost acts on it. A refused one
+ * (vport_msg_refuse) returns ERR: librte_vhost then runs neither its
+ * handler nor the post hook, and nacks it (NEED_REPLY, connection kept)
+ * or closes the connection.
  */
 static enum rte_vhost_msg_result
 dev_pre_msg(int vid, void *msg)
@@ -345,25 +345,10 @@ dev_pre_msg(int vid, void *msg)
 	struct vport_msg *m = &ctx->msg;
 	struct vsw_vport *port = dev_lock(vid);
 	const struct vport_msg_row *row;
-	const char *why;
 
 	if (port == NULL)
 		return RTE_VHOST_MSG_RESULT_NOT_HANDLED;
-	why = vport_msg_check(port, msg);
-	if (vport_conn_backlogged(port->conn_fd)) {
-		/* a reply would not fit (dropped with a log line each);
-		 * no nack either: the connection goes */
-		why = "front-end does not read its replies";
-		m->flags &= ~VPORT_MSG_NEED_REPLY;
-	}
-	if (why == NULL) {
-		why = vport_fds_check(ctx);
-		port->fd_rejected += why != NULL;
-	}
-	if (why != NULL) {
-		port->msg_rejected++;
-		vport_log_refused(port, m->request, why);
-		vport_fds_close(ctx);
+	if (vport_msg_refuse(port, ctx)) {
 		pthread_mutex_unlock(&port->lock);
 		return RTE_VHOST_MSG_RESULT_ERR;
 	}

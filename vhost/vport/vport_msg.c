@@ -252,6 +252,36 @@ vport_mem_files_check(struct vsw_vport *port)
 	return why;
 }
 
+/*
+ * Refuse a message (true) that fails vport_msg_check or vport_fds_check
+ * or comes while the front-end leaves its replies unread: counted, logged
+ * and its fds closed, since librte_vhost does not close them on the
+ * refusal path.
+ */
+bool
+vport_msg_refuse(struct vsw_vport *port, struct vport_msg_ctx *ctx)
+{
+	struct vport_msg *m = &ctx->msg;
+	const char *why = vport_msg_check(port, m);
+
+	if (vport_conn_backlogged(port->conn_fd)) {
+		/* a reply would not fit (dropped with a log line each);
+		 * no nack either: the connection goes */
+		why = "front-end does not read its replies";
+		m->flags &= ~VPORT_MSG_NEED_REPLY;
+	}
+	if (why == NULL) {
+		why = vport_fds_check(ctx);
+		port->fd_rejected += why != NULL;
+	}
+	if (why == NULL)
+		return false;
+	port->msg_rejected++;
+	vport_log_refused(port, m->request, why);
+	vport_fds_close(ctx);
+	return true;
+}
+
 void
 vsw_vport_mtu_limit_set(struct vsw_vport *port, uint16_t limit)
 {

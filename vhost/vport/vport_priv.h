@@ -126,6 +126,10 @@ extern const struct rte_vhost_device_ops vport_dev_ops;
  * (vport_msg.c, vport_msg_table.h): NULL or why not.
  */
 const char *vport_msg_check(struct vsw_vport *port, void *msg);
+struct vport_msg_ctx;
+/* The pre-message hook's verdict (vport_msg.c): true: refused, counted,
+ * logged, its fds closed. */
+bool vport_msg_refuse(struct vsw_vport *port, struct vport_msg_ctx *ctx);
 /* At device start: each mapped region's fd still fit (vport_fd.c). */
 const char *vport_mem_files_check(struct vsw_vport *port);
 
@@ -134,7 +138,6 @@ const char *vport_mem_files_check(struct vsw_vport *port);
  * the right count, eventfds for kick/call/err (call made non-blocking),
  * memfd/tmpfs/hugetlbfs files holding each region. NULL or why not.
  */
-struct vport_msg_ctx;
 const char *vport_fds_check(const struct vport_msg_ctx *ctx);
 /* Close a refused message's fds (librte_vhost will not). */
 void vport_fds_close(struct vport_msg_ctx *ctx);

@@ -237,8 +237,9 @@ class Rig:
         out = self.vm1.check(
             "n=0; until grep -q 'Press enter\\|Port 0: .*Link up\\|"
             "Checking link statuses... *Done\\|noisy' /tmp/testpmd.out; do "
-            "sleep 1; n=$((n+1)); [ $n -lt 90 ] || { cat /tmp/testpmd.out;"
-            " exit 1; }; done; sleep 2; cat /tmp/testpmd.out", 120)
+            "sleep 1; n=$((n+1)); pidof dpdk-testpmd >/dev/null && "
+            "[ $n -lt 90 ] || { cat /tmp/testpmd.out; exit 1; }; done; "
+            "sleep 2; cat /tmp/testpmd.out", 120)
         print("vm1 testpmd:\n  " + "\n  ".join(out.strip().splitlines()[-8:]))
         self.times.append(("testpmd up", time.monotonic() - t0))
 

@@ -152,7 +152,8 @@ def dpdk_setup(hugepages=64):
     """Shell commands (one line, for the guest agent) that make the DPDK
     guest ready for testpmd: modules, hugepages, /dev/uio*. The NIC is
     bound by bind_nic()."""
-    return ("for m in $(cat /lib/modules/extra/load.order); do "
+    return ("mkdir -p /var/run; "  # EAL's runtime directory
+            "for m in $(cat /lib/modules/extra/load.order); do "
             "grep -q \"^${m%%.ko} \" /proc/modules || "
             "insmod /lib/modules/extra/$m || exit 1; done; "
             "echo %d > /proc/sys/vm/nr_hugepages; "

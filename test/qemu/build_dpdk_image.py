@@ -38,7 +38,10 @@ import build_image
 TESTPMD = "/usr/bin/dpdk-testpmd"
 # the PMDs testpmd needs for one virtio-net-pci port: EAL loads every .so
 # in its plugin directory (RTE_EAL_PMD_PATH), so only these go there
-PMDS = ("librte_mempool_ring.so.23", "librte_net_virtio.so.23")
+# (EAL loads names ending in .so or .so.ABI, here .so.23.0, nothing else)
+PMDS = ("librte_mempool_ring.so.23.0", "librte_net_virtio.so.23.0")
+# dlopen'd by glibc for pthread_cancel (EAL cancels its threads at exit)
+DLOPENED = ("/lib/x86_64-linux-gnu/libgcc_s.so.1",)
 PMD_DIR = "/usr/lib/x86_64-linux-gnu/dpdk/pmds-23.0"
 
 
@@ -78,6 +81,9 @@ def overlay(base_dir, man, out):
         for lib in build_image.shared_libs(binary):
             add(lib)
         add(binary)
+    for lib in DLOPENED:
+        if os.path.exists(lib):
+            add(lib)
     mods = man.get("extra_modules") or []
     if not mods:
         raise RuntimeError("the base image kept no extra modules (rebuild "

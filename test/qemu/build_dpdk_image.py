@@ -158,7 +158,9 @@ def dpdk_setup(hugepages=64):
     """Shell commands (one line, for the guest agent) that make the DPDK
     guest ready for testpmd: modules, hugepages, /dev/uio*. The NIC is
     bound by bind_nic()."""
-    return ("mkdir -p /var/run; "  # EAL's runtime directory
+    # EAL refuses a plugin directory below a world-writable one (the
+    # initramfs root is 0777); /var/run holds its runtime directory
+    return ("chmod 755 /; mkdir -p /var/run; "
             "for m in $(cat /lib/modules/extra/load.order); do "
             "grep -q \"^${m%%.ko} \" /proc/modules || "
             "insmod /lib/modules/extra/$m || exit 1; done; "

@@ -20,6 +20,9 @@ Debian's kernel and an initramfs of our own, cached between runs.
            paths; and udpseq (test/qemu/udpseq.c, a sequence-numbered
            UDP stream: qemu_migrate.py's stale-data check), built static
            with the host's cc
+  extra    uio + uio_pci_generic of the same kernel, NOT in the initrd:
+           copied to extra-modules/ for build_dpdk_image.py (the DPDK
+           variant of this image appends them with dpdk-testpmd)
 
 Cache: $VSW_QEMU_CACHE, else $XDG_CACHE_HOME/vsw/qemu-guest (default
 ~/.cache/vsw/qemu-guest), one directory per kernel package version and

@@ -98,6 +98,7 @@ class Peer:
         self.switch_seq = None  # next_seq at the switch-over
         self.carried = 0
         self.stop_ev = threading.Event()
+        self.stop_sending = False
         self.running = True
         self.tx = threading.Thread(target=self._send, daemon=True)
         self.rx = threading.Thread(target=self._recv, daemon=True)
@@ -120,7 +121,6 @@ class Peer:
     def _send(self):
         dst = bytes.fromhex(MAC1.replace(":", ""))
         hdr = dst + self.mac + struct.pack("!H", ETH_TYPE)
-        self.stop_sending = False
         t0 = time.monotonic()
         while not self.stop_sending:
             due = int((time.monotonic() - t0) * self.pps)

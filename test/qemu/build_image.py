@@ -20,6 +20,9 @@ Debian's kernel and an initramfs of our own, cached between runs.
            paths; and udpseq (test/qemu/udpseq.c, a sequence-numbered
            UDP stream: qemu_migrate.py's stale-data check), built static
            with the host's cc
+  extra    uio + uio_pci_generic of the same kernel, NOT in the initrd:
+           copied to extra-modules/ for build_dpdk_image.py (the DPDK
+           variant of this image appends them with dpdk-testpmd)
 
 Cache: $VSW_QEMU_CACHE, else $XDG_CACHE_HOME/vsw/qemu-guest (default
 ~/.cache/vsw/qemu-guest), one directory per kernel package version and
@@ -49,6 +52,9 @@ UDPSEQ = os.path.join(HERE, "udpseq.c")
 META = "linux-image-amd64"
 # the modules /init loads (their dependencies come from modules.dep)
 MODULES = ("virtio_pci", "virtio_net")
+# not in the initrd: kept next to it for build_dpdk_image.py (a DPDK guest
+# binds its NIC to uio_pci_generic; the modules must be the same kernel's)
+EXTRA_MODULES = ("uio_pci_generic",)
 BUSYBOX = "/bin/busybox"
 
 
@@ -117,7 +123,7 @@ def is_static_elf(path):
                for i in range(phnum))
 
 
-def module_order(moddir):
+def module_order(moddir, names=MODULES):
     """Module paths (relative to moddir) to insmod, dependencies first."""
     deps, by_name = {}, {}
     with open(os.path.join(moddir, "modules.dep")) as f:
@@ -139,7 +145,7 @@ def module_order(moddir):
             visit(d, depth + 1)
         order.append(path)
 
-    for name in MODULES:
+    for name in names:
         if name not in by_name:
             raise RuntimeError("kernel has no module %s" % name)
         visit(by_name[name])
@@ -266,6 +272,20 @@ def build_initrd(root, kver, out, ethtool=None, udpseq=None):
     return names
 
 
+def save_extra_modules(root, kver, out):
+    """EXTRA_MODULES and their dependencies copied to out/extra-modules:
+    their names in insmod order (build_initrd ran depmod already)."""
+    moddir = os.path.join(root, "lib", "modules", kver)
+    os.mkdir(os.path.join(out, "extra-modules"))
+    names = []
+    for path in module_order(moddir, EXTRA_MODULES):
+        name = os.path.basename(path)
+        shutil.copyfile(os.path.join(moddir, path),
+                        os.path.join(out, "extra-modules", name))
+        names.append(name)
+    return names
+
+
 def extract_vmlinux(bzimage, config, out):
     """bzImage -> ELF vmlinux when the kernel has a PVH entry point (else
     False: boot the bzImage). Debian compresses the kernel with xz."""
@@ -349,9 +369,11 @@ def ensure(cache=None, force=False, log=print):
         udpseq = build_udpseq(tmp)
         mods = build_initrd(unpacked, kver, os.path.join(out, "initrd.img"),
                             ethtool, udpseq)
+        extra = save_extra_modules(unpacked, kver, out)
         with open(os.path.join(out, "manifest.json"), "w") as f:
             json.dump({"package": pkg[0], "version": pkg[1], "kver": kver,
                        "modules": mods, "key": key,
+                       "extra_modules": extra,
                        "ethtool": ethtool is not None, "udpseq": True,
                        "kernel_file": kfile}, f, indent=1)
         if force:

@@ -590,12 +590,7 @@ def main():
                   [g * PING_MS for g, _ in rig.lost],
                   max(g for g, _ in rig.lost) * PING_MS,
                   [n for _, n in rig.lost]))
-    for tag, dt in rig.times:
-        print("time %-34s %6.1f s" % (tag, dt))
-    print("time %-34s %6.1f s" % ("total", time.monotonic() - t0))
-    for f in c.failures:
-        print("failed: %s" % f)
-    return c.finish(tmp, args.keep)
+    return c.finish_timed(rig.times, t0, tmp, args.keep)
 
 
 if __name__ == "__main__":

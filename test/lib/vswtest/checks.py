@@ -4,6 +4,7 @@ between a guest and vswd; the end of every vswd: validators silent, a
 clean exit, every mbuf back, sockets gone."""
 import os
 import shutil
+import time
 
 from vswtest.vswd import PMD_SWITCH_DROPS, VIRTQ_DEQ_DROPS, VIRTQ_ENQ_DROPS
 
@@ -27,6 +28,16 @@ class Checks:
 
     def fail(self, what):
         self.check(False, what)
+
+    def finish_timed(self, times, t0, tmp=None, keep=False, width=34):
+        """finish() for the QEMU rigs: their (tag, seconds) stage times and
+        the total since t0 (time.monotonic()), then each failure again."""
+        for tag, dt in times:
+            print("time %-*s %6.1f s" % (width, tag, dt))
+        print("time %-*s %6.1f s" % (width, "total", time.monotonic() - t0))
+        for f in self.failures:
+            print("failed: %s" % f)
+        return self.finish(tmp, keep)
 
     def finish(self, tmp=None, keep=False):
         """End of a test script: keep the logs on failure (or --keep),

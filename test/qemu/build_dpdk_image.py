@@ -24,7 +24,6 @@ kernel (a link), initrd.img and manifest.json; older ones are pruned.
 
 usage: build_dpdk_image.py [--cache DIR] [--force]   (prints the manifest)
 """
-import argparse
 import gzip
 import hashlib
 import json
@@ -184,18 +183,7 @@ def bind_nic(ifname):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--cache")
-    ap.add_argument("--force", action="store_true")
-    args = ap.parse_args()
-    try:
-        man = ensure(args.cache, args.force,
-                     log=lambda s: print(s, file=sys.stderr))
-    except RuntimeError as e:
-        print("build_dpdk_image: %s" % e, file=sys.stderr)
-        return 1
-    print(json.dumps(man, indent=1))
-    return 0
+    return build_image.cli(__doc__, "build_dpdk_image", ensure)
 
 
 if __name__ == "__main__":

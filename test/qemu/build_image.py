@@ -391,19 +391,26 @@ def ensure(cache=None, force=False, log=print):
     return load(dest)
 
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+def cli(doc, name, ensure_fn):
+    """The command line of an image builder: --cache, --force; prints the
+    manifest ensure_fn(cache, force, log=...) returns (build_dpdk_image.py
+    shares it)."""
+    ap = argparse.ArgumentParser(description=doc.split("\n")[0])
     ap.add_argument("--cache")
     ap.add_argument("--force", action="store_true")
     args = ap.parse_args()
     try:
-        man = ensure(args.cache, args.force,
-                     log=lambda s: print(s, file=sys.stderr))
+        man = ensure_fn(args.cache, args.force,
+                        log=lambda s: print(s, file=sys.stderr))
     except RuntimeError as e:
-        print("build_image: %s" % e, file=sys.stderr)
+        print("%s: %s" % (name, e), file=sys.stderr)
         return 1
     print(json.dumps(man, indent=1))
     return 0
+
+
+def main():
+    return cli(__doc__, "build_image", ensure)
 
 
 if __name__ == "__main__":

@@ -151,14 +151,8 @@ emc_key_eq(const struct vsw_flow_key *a, const struct vsw_flow_key *b)
 	d0 = _mm_or_si128(_mm_or_si128(d0, d1), _mm_or_si128(d2, d3));
 	return _mm_testz_si128(d0, d0) != 0;
 #else
-	const uint64_t *x = vsw_flow_key_words(a), *y = vsw_flow_key_words(b);
-	uint64_t diff = 0;
-	unsigned i;
-
-#pragma GCC unroll 8
-	for (i = 0; i < VSW_FLOW_KEY_WORDS; i++)
-		diff |= x[i] ^ y[i];
-	return diff == 0;
+	return dpcls_words_eq(vsw_flow_key_words(a), vsw_flow_key_words(b),
+		VSW_FLOW_KEY_WORDS);
 #endif
 }
 

@@ -94,6 +94,14 @@ struct bench_results {
 	struct bench_cell cell[N_STATES][N_CASES][MAX_SIZES][MAX_IMPLS];
 };
 
+/* bench_copy_measure.c: TSC GHz; one group measured into r->cell; the
+ * guard's summary line; the L1 store bandwidth into r. */
+double bench_tsc_calibrate(void);
+void bench_run_group(struct bench_results *r, int st, int c, unsigned si,
+	uint8_t *base[2], size_t span, bool quick);
+void bench_guard_summary(const struct bench_results *r);
+void bench_measure_l1_store(struct bench_results *r, uint8_t *buf);
+
 /* bench_copy_report.c */
 void bench_report_table(const struct bench_results *r, int st, int c);
 int bench_report_csv(const struct bench_results *r, const char *path);

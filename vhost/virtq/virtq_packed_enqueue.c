@@ -204,7 +204,10 @@ penq_copy(struct vsw_virtq *vq, struct penq_pkt *p, const uint8_t *sp,
 		k = RTE_MIN(sl, dl);
 		if (mrg && unlikely(p->off < 12))
 			penq_note_nb(p, dp, dgpa, k, log);
-		vsw_copy(dp, sp, k);
+		if (p->off == 0 && k == vq->hdr_len) /* the header, whole */
+			virtq_hdr_store(dp, sp, k);
+		else
+			vsw_copy(dp, sp, k);
 		if (log) {
 			virtq_log_write(vq, dgpa, k);
 			dgpa += k;
@@ -306,7 +309,7 @@ penqueue_batch(struct vsw_virtq *vq, struct rte_mbuf **pkts, bool offl,
 	}
 	for (i = 0; i < PACKED_BATCH; i++) {
 		hdr[i][10] = 1; /* num_buffers */
-		vsw_copy(dst[i], hdr[i], hl);
+		virtq_hdr_store(dst[i], hdr[i], hl);
 		vsw_copy(dst[i] + hl, rte_pktmbuf_mtod(pkts[i], uint8_t *),
 			pkts[i]->pkt_len);
 		*bytes += pkts[i]->pkt_len;
@@ -353,12 +356,17 @@ penqueue_burst(struct vsw_virtq *vq, struct rte_mbuf **pkts, uint16_t n,
 	enum vsw_virtq_stat why = VSW_VIRTQ_STAT__MAX;
 	uint64_t bytes = 0, gso = 0, csum = 0;
 	uint16_t i, out = 0;
+	bool published = false;
 
 	for (i = 0; i < n; i++) {
 		int rc;
 
 		if (!log && n - i >= PACKED_BATCH &&
 			penqueue_batch(vq, &pkts[i], offl, &bytes)) {
+#ifdef VSW_PACKED_USED_PER_BATCH
+			virtq_packed_publish(vq);
+			published = true;
+#endif
 			if (offl)
 				penq_count_offl(&pkts[i], PACKED_BATCH, &gso,
 					&csum);
@@ -394,7 +402,12 @@ penqueue_burst(struct vsw_virtq *vq, struct rte_mbuf **pkts, uint16_t n,
 		virtq_count(vq, VSW_VIRTQ_STAT_ENQ_GSO_PACKETS, gso);
 		virtq_count(vq, VSW_VIRTQ_STAT_ENQ_CSUM_PARTIAL, csum);
 	}
+#ifdef VSW_PACKED_USED_PER_BATCH
+	virtq_packed_flush_rest(vq, published);
+#else
+	(void)published;
 	virtq_packed_flush(vq, false); /* RX: one per chain, each its len */
+#endif
 	return out;
 }
 

@@ -291,16 +291,4 @@ virtq_pshadow_trim(struct vsw_virtq *vq, uint32_t from)
  */
 void virtq_packed_flush(struct vsw_virtq *vq, bool batch);
 
-#ifdef VSW_PACKED_USED_PER_BATCH
-/*
- * Bench only (-Dc_args=-DVSW_PACKED_USED_PER_BATCH): lib/vhost's order,
- * a batch's used descriptors written right after its copies (publish: the
- * shadow out, first flags last, no kick; flush_rest: the rest of the
- * burst and its one kick, also when the batches took everything), instead
- * of once per burst. Not with a dirty log; not for IN_ORDER TX bursts.
- */
-void virtq_packed_publish(struct vsw_virtq *vq);
-void virtq_packed_flush_rest(struct vsw_virtq *vq, bool published);
-#endif
-
 #endif /* VSW_VIRTQ_PACKED_H */

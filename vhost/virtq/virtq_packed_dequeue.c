@@ -233,7 +233,7 @@ pdequeue_burst(struct vsw_virtq *vq, struct rte_mempool *mp,
 {
 	uint64_t bytes = 0, gso = 0, csum = 0;
 	uint16_t i, count, out = 0;
-	bool ids_ok = true, published = false;
+	bool ids_ok = true;
 
 	if (unlikely(vq->broken) || n == 0 || !packed_head_ready(vq))
 		return 0;
@@ -254,12 +254,6 @@ pdequeue_burst(struct vsw_virtq *vq, struct rte_mempool *mp,
 		/* pkts[out..] are fresh (or reset) mbufs, count - i of them */
 		if (!offl && count - i >= PACKED_BATCH &&
 			pdequeue_batch(vq, &pkts[out], &bytes)) {
-#ifdef VSW_PACKED_USED_PER_BATCH
-			if (!inorder) { /* in order: one for the burst */
-				virtq_packed_publish(vq);
-				published = true;
-			}
-#endif
 			out += PACKED_BATCH;
 			i += PACKED_BATCH - 1;
 			continue;
@@ -284,13 +278,6 @@ pdequeue_burst(struct vsw_virtq *vq, struct rte_mempool *mp,
 		virtq_count(vq, VSW_VIRTQ_STAT_DEQ_GSO_PACKETS, gso);
 		virtq_count(vq, VSW_VIRTQ_STAT_DEQ_CSUM_PARTIAL, csum);
 	}
-#ifdef VSW_PACKED_USED_PER_BATCH
-	if (!inorder) {
-		virtq_packed_flush_rest(vq, published);
-		return out;
-	}
-#endif
-	(void)published;
 	virtq_packed_flush(vq, inorder && ids_ok);
 	return out;
 }

@@ -356,17 +356,12 @@ penqueue_burst(struct vsw_virtq *vq, struct rte_mbuf **pkts, uint16_t n,
 	enum vsw_virtq_stat why = VSW_VIRTQ_STAT__MAX;
 	uint64_t bytes = 0, gso = 0, csum = 0;
 	uint16_t i, out = 0;
-	bool published = false;
 
 	for (i = 0; i < n; i++) {
 		int rc;
 
 		if (!log && n - i >= PACKED_BATCH &&
 			penqueue_batch(vq, &pkts[i], offl, &bytes)) {
-#ifdef VSW_PACKED_USED_PER_BATCH
-			virtq_packed_publish(vq);
-			published = true;
-#endif
 			if (offl)
 				penq_count_offl(&pkts[i], PACKED_BATCH, &gso,
 					&csum);
@@ -402,12 +397,7 @@ penqueue_burst(struct vsw_virtq *vq, struct rte_mbuf **pkts, uint16_t n,
 		virtq_count(vq, VSW_VIRTQ_STAT_ENQ_GSO_PACKETS, gso);
 		virtq_count(vq, VSW_VIRTQ_STAT_ENQ_CSUM_PARTIAL, csum);
 	}
-#ifdef VSW_PACKED_USED_PER_BATCH
-	virtq_packed_flush_rest(vq, published);
-#else
-	(void)published;
 	virtq_packed_flush(vq, false); /* RX: one per chain, each its len */
-#endif
 	return out;
 }
 

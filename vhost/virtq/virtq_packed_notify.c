@@ -152,19 +152,6 @@ used_write_all(struct vsw_virtq *vq, bool batch)
 	return slots;
 }
 
-static void
-packed_kick(struct vsw_virtq *vq)
-{
-	/* store-load order: the flags before the driver event area */
-	__atomic_thread_fence(__ATOMIC_SEQ_CST);
-	if (packed_wants_kick(vq) && vq->notify != NULL) {
-		vq->notify(vq->notify_ctx);
-		virtq_count(vq, VSW_VIRTQ_STAT_NOTIFY_SENT, 1);
-	} else {
-		virtq_count(vq, VSW_VIRTQ_STAT_NOTIFY_SUPPRESSED, 1);
-	}
-}
-
 void
 virtq_packed_flush(struct vsw_virtq *vq, bool batch)
 {
@@ -185,31 +172,12 @@ virtq_packed_flush(struct vsw_virtq *vq, bool batch)
 	}
 	/* a batch skips its chains' later slots too */
 	packed_advance(vq, &vq->last_used_idx, &vq->used_wrap, slots);
-	packed_kick(vq);
-}
-
-#ifdef VSW_PACKED_USED_PER_BATCH
-void
-virtq_packed_publish(struct vsw_virtq *vq)
-{
-	uint32_t slots = used_write_all(vq, false);
-
-	vq->shadow_n = 0;
-	ids_release(vq); /* the guest may post these ids again at once */
-	if (unlikely(virtq_logging(vq)))
-		virtq_log_pdesc(vq, vq->last_used_idx, slots);
-	packed_advance(vq, &vq->last_used_idx, &vq->used_wrap, slots);
-}
-
-void
-virtq_packed_flush_rest(struct vsw_virtq *vq, bool published)
-{
-	if (vq->shadow_n != 0 || !published) {
-		virtq_packed_flush(vq, false);
-		return;
+	/* store-load order: the flags before the driver event area */
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	if (packed_wants_kick(vq) && vq->notify != NULL) {
+		vq->notify(vq->notify_ctx);
+		virtq_count(vq, VSW_VIRTQ_STAT_NOTIFY_SENT, 1);
+	} else {
+		virtq_count(vq, VSW_VIRTQ_STAT_NOTIFY_SUPPRESSED, 1);
 	}
-	if (unlikely(virtq_logging(vq)))
-		virtq_log_flush(vq);
-	packed_kick(vq);
 }
-#endif

@@ -20,6 +20,7 @@ backends and the measurement of bench/vsw-loopback.py.
 
   ./vswdev bench-paths [--reps N] [--paths a,b] [--seconds S]
       [--backends vswd,xconnect,testpmd] [--ref-build DIR]
+      [--nomrg-mbuf BYTES]
 
 --ref-build DIR adds that build's vswd and vsw-xconnect ("vswd-ref",
 "xconnect-ref", e.g. main built in a second directory) to the same
@@ -66,7 +67,9 @@ def point(args, tmp, name, bename, rows):
         be = lb.OtherBackend(VhostBackend, args, tmp, "t")
     extra = ["--burst=32"]
     if not devarg(devargs, "mrg_rxbuf"):
-        extra.append("--mbuf-size=9344")  # one buffer a frame
+        extra.append("--mbuf-size=%d" % args.nomrg_mbuf)
+        if args.nomrg_mbuf < 9300:  # frames must fit one buffer
+            extra.append("--max-pkt-len=%d" % (args.nomrg_mbuf - 192))
     g = Guest(args.testpmd, be.socks, tmp, "%s-%s%d" % (
         name, bename, next(lb.SEQ)), devargs=devargs, eal=eal, extra=extra)
     g.mode = "pvp"
@@ -171,6 +174,10 @@ def main():
     ap.add_argument("--warmup", type=float, default=1.0)
     ap.add_argument("--tx-first", type=int, default=32)
     ap.add_argument("--backends", default=",".join(BACKENDS))
+    ap.add_argument("--nomrg-mbuf", type=int, default=9344,
+                    help="the guest's mbuf size on the non-mergeable paths "
+                    "(default 9344: one buffer a 9000 B frame; 2176, "
+                    "testpmd's default, holds the 1518 B points too)")
     ap.add_argument("--ref-build", help="a second build (e.g. main's): "
                     "its vswd and vsw-xconnect join the rotation")
     args = ap.parse_args()

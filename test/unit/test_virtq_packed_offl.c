@@ -6,9 +6,11 @@
  * a bad csum_start is dropped (deq_drop_hdr_csum_l4); an RX mbuf with
  * TX_TCP_CKSUM reaches a GUEST_CSUM guest with NEEDS_CSUM at 34/16, and a
  * guest without GUEST_CSUM not at all (enq_drop_offload).
- * test/mutants/packed-offl-*.patch prove it.
+ * Last, the RX header store, which reads the posted buffer before it
+ * writes. test/mutants/packed-offl-*.patch prove it.
  */
 #include <string.h>
+#include <sys/mman.h>
 
 #include "test_virtq_packed.h"
 
@@ -111,6 +113,77 @@ test_poffl_enqueue(void **state)
 	pfx_free(f);
 }
 
+/*
+ * The RX header store (virtq_hdr_store), packed: a header already in the
+ * buffer is not written again (its page read-only: a store faults), one
+ * differing in its first or last byte is; through the four-chain batch
+ * (slots 0..3) and one chain alone (slot 4).
+ */
+static void
+hs_prx(uint64_t features, uint32_t flip)
+{
+	struct pfx *f = pfx_new(64, features);
+	uint32_t hl = f->q.hdr_len, len = 100, ulen, i;
+	uint8_t want[12] = {0}, out[12 + 100];
+	struct rte_mbuf *m[5];
+	uint64_t b[5];
+
+	if (hl == 12)
+		want[10] = 1; /* num_buffers */
+	for (i = 0; i < 5; i++) {
+		b[i] = tg_alloc_data(&f->g, 8192, 4096);
+		memcpy(out, want, hl);
+		if (flip != UINT32_MAX)
+			out[flip] ^= 0x40;
+		tg_write(&f->g, b[i] + 4096 - hl, out, hl);
+		if (flip == UINT32_MAX)
+			assert_int_equal(mprotect(tg_host(&f->g, b[i]), 4096,
+						 PROT_READ),
+				0);
+		tgp_desc_raw(&f->q, (uint16_t)i, b[i] + 4096 - hl, hl + 2048,
+			(uint16_t)i, tgp_avail_flags(true) | WR);
+		m[i] = pfx_mbuf(len, (uint8_t)(0x30 + i));
+	}
+	assert_int_equal(vsw_virtq_enqueue_burst(f->vq, m, 4), 4);
+	assert_int_equal(vsw_virtq_enqueue_burst(f->vq, &m[4], 1), 1);
+	for (i = 0; i < 5; i++) {
+		/* raw slots: the used descriptors read in place */
+		const struct vring_packed_desc *d = &f->q.desc[i];
+
+		assert_int_equal(mprotect(tg_host(&f->g, b[i]), 4096,
+					 PROT_READ | PROT_WRITE),
+			0);
+		assert_int_equal(d->flags & (TGP_F_AVAIL | TGP_F_USED),
+			TGP_F_AVAIL | TGP_F_USED);
+		assert_int_equal(d->id, i);
+		ulen = d->len;
+		assert_int_equal(ulen, hl + len);
+		tg_read(&f->g, b[i] + 4096 - hl, out, hl + len);
+		assert_memory_equal(out, want, hl);
+		assert_true(tl_mbuf_equal(m[i], out + hl, len));
+		rte_pktmbuf_free(m[i]);
+	}
+	PFX_EXPECT(f, {S(ENQ_PACKETS), 5}, {S(ENQ_BYTES), 5 * len},
+		{S(NOTIFY_SENT), 2});
+	pfx_free(f);
+}
+
+static void
+test_poffl_hdr_store(void **state)
+{
+	static const uint64_t feats[] = {F_STD, F_IND};
+	uint32_t i;
+
+	(void)state;
+	for (i = 0; i < RTE_DIM(feats); i++) {
+		uint32_t hl = (feats[i] & (F_MRG | F_V1)) ? 12 : 10;
+
+		hs_prx(feats[i], UINT32_MAX); /* in place: not stored */
+		hs_prx(feats[i], 0);
+		hs_prx(feats[i], hl - 1);
+	}
+}
+
 #define T(fn)                                                                  \
 	cmocka_unit_test_setup_teardown(fn, pfx_pool_setup, pfx_pool_teardown)
 
@@ -120,6 +193,7 @@ test_virtq_packed_offl_run(void)
 	const struct CMUnitTest tests[] = {
 		T(test_poffl_dequeue),
 		T(test_poffl_enqueue),
+		T(test_poffl_hdr_store),
 	};
 
 	return cmocka_run_group_tests_name("virtq_packed_offl", tests, NULL,

@@ -9,15 +9,18 @@
  * that trusted the head would fault); buffers spread over every region,
  * one whose second line lies past its region's end, one outside guest
  * memory, and the avail ring wrapping in the middle of a burst. The
- * results must be those of a ring walked without hints.
+ * results must be those of a ring walked without hints. Last, the RX
+ * header store, which reads the posted buffer before it writes.
  */
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "test_virtq.h"
 
 #define QSZ 256u
 #define WR VRING_DESC_F_WRITE
+#define HI (QSZ - 1)
 #define DATA_END (TG_DATA_GPA + TG_DATA_REGIONS * TG_DATA_REGION)
 
 static void
@@ -244,6 +247,64 @@ test_pf_rx_regions_wrap(void **state)
 	fx_free(f);
 }
 
+/*
+ * The RX header store (virtq_hdr_store) reads the posted buffer first: a
+ * header already there is not written again (its page is read-only here,
+ * so a store faults), one that differs in its first byte or its last one
+ * is rewritten. Header lengths 12 (MRG_RXBUF, VERSION_1) and 10 (legacy).
+ */
+static void
+hs_rx(uint64_t features, uint32_t flip)
+{
+	struct fx *f = fx_new(QSZ, features);
+	uint32_t hl = f->q.hdr_len, len = 100, ulen;
+	uint64_t b = tg_alloc_data(&f->g, 8192, 4096);
+	uint8_t want[12] = {0}, out[12 + 100];
+	struct rte_mbuf *m = fx_mbuf(len, 0x3c);
+	uint8_t *page = tg_host(&f->g, b);
+	uint16_t id;
+
+	if (hl == 12)
+		want[10] = 1; /* num_buffers */
+	memcpy(out, want, hl);
+	if (flip != UINT32_MAX)
+		out[flip] ^= 0x40;
+	tg_write(&f->g, b + 4096 - hl, out, hl);
+	if (flip == UINT32_MAX)
+		assert_int_equal(mprotect(page, 4096, PROT_READ), 0);
+	fx_set_desc(f, HI, b + 4096 - hl, hl + 2048, WR, 0);
+	tg_avail_push_raw(&f->q, HI);
+	tg_kick(&f->q);
+	assert_int_equal(vsw_virtq_enqueue_burst(f->vq, &m, 1), 1);
+	assert_int_equal(mprotect(page, 4096, PROT_READ | PROT_WRITE), 0);
+	assert_int_equal(tg_used_pop(&f->q, &id, &ulen), 1);
+	assert_int_equal(id, HI);
+	assert_int_equal(ulen, hl + len);
+	tg_read(&f->g, b + 4096 - hl, out, hl + len);
+	assert_memory_equal(out, want, hl);
+	assert_true(tl_mbuf_equal(m, out + hl, len));
+	rte_pktmbuf_free(m);
+	FX_EXPECT(f, {S(ENQ_PACKETS), 1}, {S(ENQ_BYTES), len},
+		{S(NOTIFY_SENT), 1});
+	fx_free(f);
+}
+
+static void
+test_hs_rx_header(void **state)
+{
+	static const uint64_t feats[] = {F_STD, F_IND};
+	uint32_t i;
+
+	(void)state;
+	for (i = 0; i < RTE_DIM(feats); i++) {
+		uint32_t hl = (feats[i] & (F_MRG | F_V1)) ? 12 : 10;
+
+		hs_rx(feats[i], UINT32_MAX); /* in place: not stored */
+		hs_rx(feats[i], 0);
+		hs_rx(feats[i], hl - 1);
+	}
+}
+
 #define T(fn) \
 	cmocka_unit_test_setup_teardown(fn, fx_pool_setup, fx_pool_teardown)
 
@@ -255,6 +316,7 @@ test_virtq_prefetch_run(void)
 		T(test_pf_rx_bad_next_head),
 		T(test_pf_tx_regions_wrap),
 		T(test_pf_rx_regions_wrap),
+		T(test_hs_rx_header),
 	};
 
 	return cmocka_run_group_tests_name("virtq_prefetch", tests, NULL, NULL);

@@ -205,7 +205,10 @@ enq_copy(struct vsw_virtq *vq, struct enq_pkt *p, const uint8_t *sp,
 		k = RTE_MIN(sl, dl);
 		if (mrg && unlikely(p->off < 12))
 			enq_note_nb(p, dp, dgpa, k, log);
-		vsw_copy(dp, sp, VIRTQ_COPY_LEN(k));
+		if (p->off == 0 && k == vq->hdr_len) /* the header, whole */
+			virtq_hdr_store(dp, sp, k);
+		else
+			vsw_copy(dp, sp, VIRTQ_COPY_LEN(k));
 		if (log) {
 			virtq_log_write(vq, dgpa, k);
 			dgpa += k;

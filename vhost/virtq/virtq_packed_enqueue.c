@@ -204,7 +204,10 @@ penq_copy(struct vsw_virtq *vq, struct penq_pkt *p, const uint8_t *sp,
 		k = RTE_MIN(sl, dl);
 		if (mrg && unlikely(p->off < 12))
 			penq_note_nb(p, dp, dgpa, k, log);
-		vsw_copy(dp, sp, k);
+		if (p->off == 0 && k == vq->hdr_len) /* the header, whole */
+			virtq_hdr_store(dp, sp, k);
+		else
+			vsw_copy(dp, sp, k);
 		if (log) {
 			virtq_log_write(vq, dgpa, k);
 			dgpa += k;
@@ -306,7 +309,7 @@ penqueue_batch(struct vsw_virtq *vq, struct rte_mbuf **pkts, bool offl,
 	}
 	for (i = 0; i < PACKED_BATCH; i++) {
 		hdr[i][10] = 1; /* num_buffers */
-		vsw_copy(dst[i], hdr[i], hl);
+		virtq_hdr_store(dst[i], hdr[i], hl);
 		vsw_copy(dst[i] + hl, rte_pktmbuf_mtod(pkts[i], uint8_t *),
 			pkts[i]->pkt_len);
 		*bytes += pkts[i]->pkt_len;

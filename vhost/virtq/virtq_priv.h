@@ -303,7 +303,14 @@ virtq_prefetch_buf(struct vsw_virtq *vq, uint16_t idx, bool wr)
 	if (unlikely(va == NULL))
 		return;
 	if (wr) { /* a constant per call site; the builtin wants one */
-		__builtin_prefetch(va, 1, 3);
+		/* the header's own line is only read when it already holds
+		 * the header (virtq_hdr_store): taken for writing only when
+		 * the frame starts in it too */
+		if (((uintptr_t)va & (RTE_CACHE_LINE_SIZE - 1)) + vq->hdr_len <
+			RTE_CACHE_LINE_SIZE)
+			__builtin_prefetch(va, 1, 3);
+		else
+			rte_prefetch0(va);
 		__builtin_prefetch(va + RTE_CACHE_LINE_SIZE, 1, 3);
 	} else {
 		rte_prefetch0(va);
@@ -322,6 +329,29 @@ virtq_prefetch_buf(struct vsw_virtq *vq, uint16_t idx, bool wr)
 #else
 #define VIRTQ_COPY_LEN(k) (k)
 #endif
+
+/*
+ * The virtio-net header (len 10 or 12) into a guest RX buffer, unless the
+ * buffer already holds exactly it. A DPDK guest's TX clears the header it
+ * pushes with compare-and-store, and its RX without offloads never reads
+ * it, so in steady state the header's line is written by neither side and
+ * stays shared, instead of crossing between the two cores twice a packet
+ * (lib/vhost compares the same way). Reading a guest RX buffer is safe:
+ * any contents only decide whether we store.
+ */
+static __rte_always_inline void
+virtq_hdr_store(uint8_t *dst, const uint8_t *hdr, uint32_t len)
+{
+	uint64_t a, b;
+	uint32_t c, d;
+
+	memcpy(&a, dst, 8);
+	memcpy(&b, hdr, 8);
+	memcpy(&c, dst + len - 4, 4); /* the rest, overlapping at len 10 */
+	memcpy(&d, hdr + len - 4, 4);
+	if (a != b || c != d)
+		memcpy(dst, hdr, len);
+}
 
 /* A burst may start one more chain while its descriptor budget lasts. */
 static __rte_always_inline void

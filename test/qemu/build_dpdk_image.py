@@ -20,7 +20,8 @@ bound to uio_pci_generic (driver_override + drivers_probe).
 
 Cache: next to the base image (build_image.cache_root()), one directory
 dpdk-BASEKEY_HASH (HASH: this builder and the testpmd binary) holding
-kernel (a link), initrd.img and manifest.json; older ones are pruned.
+kernel (a link), initrd.img and manifest.json; the ones unused for days
+are pruned (build_image.prune()).
 
 usage: build_dpdk_image.py [--cache DIR] [--force]   (prints the manifest)
 """
@@ -143,9 +144,7 @@ def ensure(cache=None, force=False, log=print):
                 raise
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
-    for d in os.listdir(root):  # prune the other DPDK variants
-        if d.startswith("dpdk-") and d != key:
-            shutil.rmtree(os.path.join(root, d), ignore_errors=True)
+    build_image.prune(root, "dpdk-", key, log)  # unused DPDK variants
     return load(dest)
 
 

@@ -27,7 +27,6 @@ usage: build_dpdk_image.py [--cache DIR] [--force]   (prints the manifest)
 """
 import gzip
 import hashlib
-import json
 import os
 import shutil
 import sys
@@ -133,15 +132,7 @@ def ensure(cache=None, force=False, log=print):
                   if k not in ("kernel", "initrd"))
         dm.update({"key": key, "base": man["key"], "dpdk_modules": mods,
                    "testpmd": "/usr/bin/dpdk-testpmd"})
-        with open(os.path.join(tmp, "manifest.json"), "w") as f:
-            json.dump(dm, f, indent=1)
-        if force:
-            shutil.rmtree(dest, ignore_errors=True)
-        try:
-            os.rename(tmp, dest)
-        except OSError:  # built meanwhile by another run: keep theirs
-            if not os.path.exists(os.path.join(dest, "manifest.json")):
-                raise
+        build_image.install(tmp, dest, dm, force)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     build_image.prune(root, "dpdk-", key, log)  # unused DPDK variants

@@ -336,6 +336,21 @@ def load(d):
     return man
 
 
+def install(out, dest, manifest, force=False):
+    """Writes manifest.json into the built directory out and moves it to
+    dest (replacing dest with force); one another run built meanwhile is
+    kept instead."""
+    with open(os.path.join(out, "manifest.json"), "w") as f:
+        json.dump(manifest, f, indent=1)
+    if force:
+        shutil.rmtree(dest, ignore_errors=True)
+    try:
+        os.rename(out, dest)
+    except OSError:  # built meanwhile by another run: keep theirs
+        if not os.path.exists(os.path.join(dest, "manifest.json")):
+            raise
+
+
 def keep_days():
     try:
         return float(os.environ.get("VSW_QEMU_CACHE_KEEP_DAYS", KEEP_DAYS))
@@ -407,19 +422,11 @@ def ensure(cache=None, force=False, log=print):
         mods = build_initrd(unpacked, kver, os.path.join(out, "initrd.img"),
                             ethtool, udpseq)
         extra = save_extra_modules(unpacked, kver, out)
-        with open(os.path.join(out, "manifest.json"), "w") as f:
-            json.dump({"package": pkg[0], "version": pkg[1], "kver": kver,
-                       "modules": mods, "key": key,
-                       "extra_modules": extra,
-                       "ethtool": ethtool is not None, "udpseq": True,
-                       "kernel_file": kfile}, f, indent=1)
-        if force:
-            shutil.rmtree(dest, ignore_errors=True)
-        try:
-            os.rename(out, dest)
-        except OSError:  # built meanwhile by another run: keep theirs
-            if not os.path.exists(os.path.join(dest, "manifest.json")):
-                raise
+        install(out, dest, {
+            "package": pkg[0], "version": pkg[1], "kver": kver,
+            "modules": mods, "key": key, "extra_modules": extra,
+            "ethtool": ethtool is not None, "udpseq": True,
+            "kernel_file": kfile}, force)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     prune(root, "linux-image-", key, log)  # other kernels, old builders

@@ -363,7 +363,7 @@ def plot(path, rows):
         log("gnuplot failed: %s" % r.stderr.strip()[-300:])
 
 
-def main():
+def parse_args():
     ap = argparse.ArgumentParser()
     ap.add_argument("--build", required=True)
     ap.add_argument("--testpmd", default="dpdk-testpmd")
@@ -384,66 +384,58 @@ def main():
     args = ap.parse_args()
     if args.check:
         args.reps, args.window, args.warmup = 1, 1.0, 0.5
-    tmp = tempfile.mkdtemp(prefix="vsw-offload-")
-    run = os.path.join(tmp, "run")
-    os.makedirs(run)
-    conf = os.path.join(tmp, "vswd.conf")
-    with open(conf, "w") as f:
-        for n in PORTS:
-            f.write("port-add %s vhost-user%s\n" % (
-                n, " offloads=off" if n.endswith("0") else ""))
-    v = Vswd(args.build, run, tmp, "offload", config=conf,
-             eal=["--no-huge", "-m", "1024", "-l", "0,1"])
-    guests = []
-    feats = {}
-    rows = {"tso-through": [], "sw-gso": [], "off": []}
-    fails = []
-    try:
-        v.ready()
-        sock = {n: os.path.join(run, "%s.sock" % n) for n in PORTS}
-        # s0 asks for the same offloads: offloads=off must refuse them
-        for tag, mk in (("s1", lambda: sender(args, tmp, sock["s1"], "s1",
-                                              args.frame)),
-                        ("s0", lambda: sender(args, tmp, sock["s0"], "s0",
-                                              1514)),
-                        ("r1", lambda: receiver(args, tmp, sock["r1"], "r1")),
-                        ("r2", lambda: receiver(args, tmp, sock["r2"], "r2")),
-                        ("r0", lambda: receiver(args, tmp, sock["r0"], "r0"))):
-            guests.append(mk())
-        for g in guests:
-            g.ready()
-        s1, s0, r1, r2, r0 = guests
-        log("guests up")
-        sender_setup(s1, "s1", MSS)
-        sender_setup(s0, "s0", 0)
-        for g, tag in ((r1, "r1"), (r2, "r2"), (r0, "r0")):
-            receiver_setup(args, g, tag, tag == "r1")
-        v.wait_up(list(PORTS), 2, timeout=60)
-        feats = {n: p["features"] for n, p in v.ports().items()}
-        log("features: %s" % ", ".join("%s 0x%x" % (n, feats[n])
-                                      for n in PORTS))
-        for rep in range(args.reps):
-            for name, snd, rcv, sn, rn in (
-                    ("tso-through", s1, r1, "s1", "r1"),
-                    ("sw-gso", s1, r2, "s1", "r2"),
-                    ("off", s0, r0, "s0", "r0")):
-                r = (check_point(args, tmp, v, snd, rcv, sn, rn)
-                     if args.check else point(args, v, snd, rcv, sn, rn))
-                log("rep %d %-11s %6.2f Gbps %6.3f cycles/B (%6.3f per "
-                    "delivered B) %7.0f cycles/pkt deq %d deq_gso %d "
-                    "enq %d enq_gso %d sw_gso %d segs %d drop_offload %d "
-                    "ring_full %d budget %d undelivered %d" % (
-                        rep, name, r["gbps"], r["cyc_byte"], r["cyc_dbyte"],
-                        r["cyc_pkt"], r["deq_pkts"], r["deq_gso"],
-                        r["rx_pkts"], r["enq_gso"], r["sw_gso"], r["segs"],
-                        r["drops"], r["full"], r["budget"],
-                        r["undelivered"]))
-                rows[name].append(r)
-        page = v.ctl("metrics") if args.check else ""
-    finally:
-        for g in guests:
-            g.quit()
-        v.stop()
+    return args
+
+
+def run_points(args, tmp, v, guests, rows):
+    """Starts the guests (into guests: main quits them), then measures
+    every point --reps times into rows: (features per port, the metrics
+    page with --check)."""
+    sock = {n: os.path.join(tmp, "run", "%s.sock" % n) for n in PORTS}
+    # s0 asks for the same offloads: offloads=off must refuse them
+    for tag, mk in (("s1", lambda: sender(args, tmp, sock["s1"], "s1",
+                                          args.frame)),
+                    ("s0", lambda: sender(args, tmp, sock["s0"], "s0",
+                                          1514)),
+                    ("r1", lambda: receiver(args, tmp, sock["r1"], "r1")),
+                    ("r2", lambda: receiver(args, tmp, sock["r2"], "r2")),
+                    ("r0", lambda: receiver(args, tmp, sock["r0"], "r0"))):
+        guests.append(mk())
+    for g in guests:
+        g.ready()
+    s1, s0, r1, r2, r0 = guests
+    log("guests up")
+    sender_setup(s1, "s1", MSS)
+    sender_setup(s0, "s0", 0)
+    for g, tag in ((r1, "r1"), (r2, "r2"), (r0, "r0")):
+        receiver_setup(args, g, tag, tag == "r1")
+    v.wait_up(list(PORTS), 2, timeout=60)
+    feats = {n: p["features"] for n, p in v.ports().items()}
+    log("features: %s" % ", ".join("%s 0x%x" % (n, feats[n])
+                                  for n in PORTS))
+    for rep in range(args.reps):
+        for name, snd, rcv, sn, rn in (
+                ("tso-through", s1, r1, "s1", "r1"),
+                ("sw-gso", s1, r2, "s1", "r2"),
+                ("off", s0, r0, "s0", "r0")):
+            r = (check_point(args, tmp, v, snd, rcv, sn, rn)
+                 if args.check else point(args, v, snd, rcv, sn, rn))
+            log("rep %d %-11s %6.2f Gbps %6.3f cycles/B (%6.3f per "
+                "delivered B) %7.0f cycles/pkt deq %d deq_gso %d "
+                "enq %d enq_gso %d sw_gso %d segs %d drop_offload %d "
+                "ring_full %d budget %d undelivered %d" % (
+                    rep, name, r["gbps"], r["cyc_byte"], r["cyc_dbyte"],
+                    r["cyc_pkt"], r["deq_pkts"], r["deq_gso"],
+                    r["rx_pkts"], r["enq_gso"], r["sw_gso"], r["segs"],
+                    r["drops"], r["full"], r["budget"],
+                    r["undelivered"]))
+            rows[name].append(r)
+    page = v.ctl("metrics") if args.check else ""
+    return feats, page
+
+
+def print_table(rows):
+    """The medians per point, a markdown table."""
     print("| point | Gbps | cycles/B taken | cycles/B delivered | "
           "frames taken | TSO whole | sw segmented | segments | "
           "ring full | budget drops |")
@@ -458,6 +450,33 @@ def main():
             name, med("gbps"), med("cyc_byte"), med("cyc_dbyte"),
             med("deq_pkts"), med("enq_gso"), med("sw_gso"), med("segs"),
             med("full"), med("budget")))
+
+
+def main():
+    args = parse_args()
+    tmp = tempfile.mkdtemp(prefix="vsw-offload-")
+    run = os.path.join(tmp, "run")
+    os.makedirs(run)
+    conf = os.path.join(tmp, "vswd.conf")
+    with open(conf, "w") as f:
+        for n in PORTS:
+            f.write("port-add %s vhost-user%s\n" % (
+                n, " offloads=off" if n.endswith("0") else ""))
+    v = Vswd(args.build, run, tmp, "offload", config=conf,
+             eal=["--no-huge", "-m", "1024", "-l", "0,1"])
+    guests = []
+    feats = {}
+    rows = {"tso-through": [], "sw-gso": [], "off": []}
+    fails = []
+    page = ""
+    try:
+        v.ready()
+        feats, page = run_points(args, tmp, v, guests, rows)
+    finally:
+        for g in guests:
+            g.quit()
+        v.stop()
+    print_table(rows)
     if args.csv:
         write_csv(args.csv, rows)
     if args.plot:

@@ -4,6 +4,7 @@
 #define VSW_TEST_HOSTILE_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "vu_front.h"
 
@@ -29,6 +30,8 @@ extern const struct hs_scenario hs_desc_scenarios[];
 extern const size_t hs_n_desc;
 extern const struct hs_scenario hs_msg_scenarios[];
 extern const size_t hs_n_msg;
+extern const struct hs_scenario hs_vring_scenarios[];
+extern const size_t hs_n_vring;
 extern const struct hs_scenario hs_fd_scenarios[];
 extern const size_t hs_n_fd;
 extern const struct hs_scenario hs_budget_scenarios[];
@@ -49,6 +52,18 @@ void hs_sleep_ms(int ms);
 /* vswd dropped the connection (after a bad message) within 3 s: 0, else
  * a note and 1. */
 int hs_closed(struct hs_ctx *c);
+/* Connected to the port's socket: 0, else a note and vu_open's error. */
+int hs_opened(struct hs_ctx *c);
+/* Connected, features and owner done, memory table sent: 0, else a note
+ * and -1. */
+int hs_negotiated(struct hs_ctx *c);
+/*
+ * After hs_negotiated(): one request with its payload and nfds (at most
+ * 3) copies of the memory fd; 0 (the scenario passes) when vswd closes
+ * the connection.
+ */
+int hs_sent_closes(struct hs_ctx *c, uint32_t req, const void *payload,
+	uint32_t size, int nfds);
 /* A 64-byte Ethernet frame (local experimental type) carrying seq. */
 void hs_frame(unsigned char *buf, unsigned len, unsigned long long seq);
 

@@ -61,6 +61,41 @@ hs_closed(struct hs_ctx *c)
 	return 0;
 }
 
+int
+hs_opened(struct hs_ctx *c)
+{
+	int rc = vu_open(&c->f, c->path);
+
+	if (rc != 0)
+		hs_note("connect: %s", strerror(-rc));
+	return rc;
+}
+
+int
+hs_negotiated(struct hs_ctx *c)
+{
+	if (hs_opened(c) != 0 ||
+		vu_negotiate(&c->f, VU_FEATURES_DEFAULT) != 0 ||
+		vu_mem_table(&c->f) != 0) {
+		hs_note("set-up failed");
+		return -1;
+	}
+	return 0;
+}
+
+int
+hs_sent_closes(struct hs_ctx *c, uint32_t req, const void *payload,
+	uint32_t size, int nfds)
+{
+	int fds[3];
+
+	if (hs_negotiated(c) != 0)
+		return 1;
+	fds[0] = fds[1] = fds[2] = c->f.memfd;
+	vu_send(&c->f, req, payload, size, fds, nfds);
+	return hs_closed(c);
+}
+
 void
 hs_frame(unsigned char *buf, unsigned len, unsigned long long seq)
 {
@@ -257,7 +292,8 @@ static const struct {
 	const struct hs_scenario *s;
 	const size_t *n;
 } tables[] = {
-	HS_TABLE(desc), HS_TABLE(msg), HS_TABLE(fd), HS_TABLE(budget),
+	HS_TABLE(desc), HS_TABLE(msg), HS_TABLE(vring), HS_TABLE(fd),
+	HS_TABLE(budget),
 	HS_TABLE(mem), HS_TABLE(hdr), HS_TABLE(packed), HS_TABLE(log),
 	HS_TABLE(callfd),
 };

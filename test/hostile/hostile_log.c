@@ -16,18 +16,6 @@
 #define LOG_ALL (1ull << 26)
 #define LOG_NEED (((VU_GPA_BASE + VU_MEM_SIZE - 1) >> 15) + 1)
 
-static int
-negotiated(struct hs_ctx *c)
-{
-	if (vu_open(&c->f, c->path) != 0 ||
-		vu_negotiate(&c->f, VU_FEATURES_DEFAULT) != 0 ||
-		vu_mem_table(&c->f) != 0) {
-		hs_note("set-up failed");
-		return -1;
-	}
-	return 0;
-}
-
 /* A memfd of len bytes (-1 on failure). */
 static int
 log_fd(uint64_t len)
@@ -54,7 +42,7 @@ log_base(struct hs_ctx *c, uint64_t size, uint64_t off, int fd)
 static int
 s_log_offset_wrap(struct hs_ctx *c)
 {
-	if (negotiated(c) != 0)
+	if (hs_negotiated(c) != 0)
 		return 1;
 	log_base(c, LOG_NEED, UINT64_MAX - 0xfff, log_fd(LOG_NEED));
 	return hs_closed(c);
@@ -64,7 +52,7 @@ s_log_offset_wrap(struct hs_ctx *c)
 static int
 s_log_fd_short(struct hs_ctx *c)
 {
-	if (negotiated(c) != 0)
+	if (hs_negotiated(c) != 0)
 		return 1;
 	log_base(c, 1 << 20, 0, log_fd((1 << 20) - 4096));
 	return hs_closed(c);
@@ -74,7 +62,7 @@ s_log_fd_short(struct hs_ctx *c)
 static int
 s_log_too_small(struct hs_ctx *c)
 {
-	if (negotiated(c) != 0)
+	if (hs_negotiated(c) != 0)
 		return 1;
 	log_base(c, LOG_NEED - 1, 0, log_fd(LOG_NEED));
 	return hs_closed(c);
@@ -84,7 +72,7 @@ s_log_too_small(struct hs_ctx *c)
 static int
 s_log_fd_type(struct hs_ctx *c)
 {
-	if (negotiated(c) != 0)
+	if (hs_negotiated(c) != 0)
 		return 1;
 	log_base(c, LOG_NEED, 0, eventfd(0, EFD_CLOEXEC));
 	return hs_closed(c);

@@ -140,29 +140,12 @@ class Rig:
     # ---- counters ----
 
     def read(self):
-        gs = {}
-        for key, g in (("vm1", self.vm1), ("vm2", self.vm2)):
-            s = g.stats(g.ifname(g.nics[0]))
-            gs[key] = {"TX-packets": s["tx_packets"],
-                       "TX-bytes": s["tx_bytes"],
-                       "RX-packets": s["rx_packets"],
-                       "RX-bytes": s["rx_bytes"],
-                       "errors": s["rx_errors"] + s["rx_dropped"] +
-                       s["tx_errors"] + s["tx_dropped"]}
+        gs = {key: g.nic_counters(g.nics[0])
+              for key, g in (("vm1", self.vm1), ("vm2", self.vm2))}
         return gs, self.vswd.snapshot()
 
     def settled(self, timeout=20.0):
-        last, end = None, time.monotonic() + timeout
-        while time.monotonic() < end:
-            gs, snap = self.read()
-            key = (sorted(gs.items()), sorted(
-                (n, p["deq_packets"], p["enq_packets"])
-                for n, p in snap["ports"].items()))
-            if key == last:
-                return gs, snap
-            last = key
-            time.sleep(0.3)
-        raise RuntimeError("counters never settled")
+        return qemu_guest.settled(self.read, timeout)
 
     def check_counters(self, tag, g0, v0, g1, v1):
         """vm1 is one guest on four ports: merge them, the RARPs vswd

@@ -157,6 +157,207 @@ def enq_drops(c):
     return sum(v for k, v in c.items() if k.startswith("enq_drop_"))
 
 
+def add_ports(d):
+    """Ports a, b, h and hbig (a ring cap of 32768); their socket paths."""
+    paths = {}
+    for name, opts in (("a", ""), ("b", ""), ("h", ""),
+                       ("hbig", " max-ring-size=32768")):
+        st, body = d.request("port-add %s vhost-user%s --json" %
+                             (name, opts))
+        if st != 0 and opts:  # a vswd from before the option (the
+            # before/after runs of issue 10): it had no cap at all
+            print("note: port-add %s%s refused (%s); without it" % (
+                name, opts, body.strip()))
+            st, body = d.request("port-add %s vhost-user --json" % name)
+        if st != 0:
+            raise RuntimeError("port-add %s: %s" % (name, body))
+        paths[name] = json.loads(body)["path"]
+    return paths
+
+
+class Run:
+    """vswd forwarding a -> b, and what each scenario is checked against:
+    the quiet rate, the fd baseline, the counters after the previous
+    scenario."""
+
+    def __init__(self, d, fe):
+        self.d, self.fe = d, fe
+        self.traffic = None  # killed by main whatever happens
+
+    def start(self):
+        d = self.d
+        self.paths = add_ports(d)
+        d.ctl("flow-add in_port=a,actions=output:b,output:h")
+        self.traffic = Traffic(self.fe, self.paths["a"], self.paths["b"])
+        time.sleep(0.3)
+        self.prev_t = self.traffic.mark()
+        if self.prev_t["received"] == 0:
+            raise RuntimeError("no traffic a -> b before any scenario")
+        # the drops at the same point as prev_t: the quiet window below is
+        # in the first scenario's sent/received, so its drops must be too
+        self.prev_a = counters(d.port("a"))
+        self.prev_b = counters(d.port("b"))
+        self.prev_pmd = pmd_drops(d)
+        w = self.traffic.window()
+        time.sleep(2.0)
+        self.quiet, self.quiet_fps = self.traffic.rate(w)
+        print("a -> b quiet rate: %.0f frames/s, %.3f of offered" % (
+            self.quiet_fps, self.quiet))
+        self.fds0 = d.fds()
+        self.fdl0 = d.fd_list()
+
+    def attack(self, name, ctrs, hp, errs):
+        """The scenario on port hp: (front-end output, rate, frames/s);
+        below the bar, the better of two windows (the machine is
+        shared)."""
+        d, quiet = self.d, self.quiet
+        out, rate, fps = attack(d, self.traffic, self.fe, name,
+                                self.paths[hp], errs, hp)
+        if (rate < RATE_BAR * quiet and "!fdleak" not in ctrs and
+                d.alive()):
+            again = attack(d, self.traffic, self.fe, name, self.paths[hp],
+                           [], hp)
+            print("      note (%s): %.0f%% of the quiet rate, "
+                  "again: %.0f%%" % (name, 100 * rate / quiet,
+                                     100 * again[1] / quiet))
+            rate, fps = max((rate, fps), again[1:])
+        return out, rate, fps
+
+    def answers(self, errs):
+        """vswd alive and answering; False (errs says why) when not."""
+        d = self.d
+        if not d.alive():
+            d.p.p.wait()
+            errs.append("vswd DIED (rc %s)" % d.p.p.returncode)
+            return False
+        try:
+            st, body = d.request("version", timeout=5)
+            if st != 0:
+                errs.append("version: " + body)
+        except (OSError, EOFError) as e:
+            try:
+                d.p.p.wait(timeout=3)
+                e = "died, rc %s" % d.p.p.returncode
+            except subprocess.TimeoutExpired:
+                pass
+            errs.append("vswd does not answer: %s" % e)
+            return False
+        return True
+
+    def fds_back(self, name, leak, errs):
+        """vswd's fd count back at the baseline (+ leak: "!fdleak=N", a
+        documented librte_vhost fd leak vsw cannot prevent, exactly N)."""
+        d = self.d
+        self.fds0 += leak
+        fds = d.fds()
+        for _ in range(50):
+            if fds == self.fds0:
+                break
+            time.sleep(0.05)
+            fds = d.fds()
+        if fds != self.fds0:
+            extra = sorted(set(d.fd_list()) - set(self.fdl0))
+            errs.append("fd count %d -> %d (%s)" % (self.fds0, fds,
+                                                     ", ".join(extra)))
+            # don't blame the next one
+            self.fds0, self.fdl0 = fds, d.fd_list()
+        if leak:
+            print("      note (%s): librte_vhost leaked %d fd(s), as "
+                  "documented" % (name, fds - self.fds0 + leak))
+
+    def flowed(self, errs):
+        """a -> b since the previous scenario: (received, sent); every
+        frame intact, in order, and sent = received + counted drops."""
+        d, prev_t = self.d, self.prev_t
+        t = self.traffic.mark()
+        ca, cb = counters(d.port("a")), counters(d.port("b"))
+        sent = t["sent"] - prev_t["sent"]
+        recv = t["received"] - prev_t["received"]
+        # what b's tx adapter did not deliver is in its tx_drops and,
+        # by reason, in its virtq enq_drop_* counters: count it once
+        drops = (deq_drops(ca) - deq_drops(self.prev_a) +
+                 enq_drops(cb) - enq_drops(self.prev_b))
+        if recv == 0:
+            errs.append("a -> b traffic stopped")
+        pmd = pmd_drops(d)
+        # contents: every frame arrived intact and in order, and what
+        # did not arrive is exactly what vswd counted as dropped
+        missing = t.get("missing", 0) - prev_t.get("missing", 0)
+        if (t.get("dup", 0) != prev_t.get("dup", 0) or
+                missing != drops):
+            errs.append("a -> b contents: dup %d, missing %d != "
+                        "counted drops %d" % (
+                            t.get("dup", 0) - prev_t.get("dup", 0),
+                            missing, drops))
+        if sent != recv + drops or t["bad"] != prev_t["bad"]:
+            errs.append("pmd drops: %s" % {
+                k: v - self.prev_pmd.get(k, 0) for k, v in pmd.items()
+                if v != self.prev_pmd.get(k, 0)})
+            errs.append("a -> b: sent %d != received %d + drops %d "
+                        "(bad %d, still in a's ring %d)" % (
+                            sent, recv, drops, t["bad"] - prev_t["bad"],
+                            t["inflight"]))
+        self.prev_t, self.prev_a, self.prev_b, self.prev_pmd = \
+            t, ca, cb, pmd
+        return recv, sent
+
+    def scenario(self, name, ctrs, below):
+        """Runs one scenario and checks it: (errs, vswd still serving,
+        one-line summary)."""
+        d, quiet = self.d, self.quiet
+        errs = []
+        hp = next((c[6:] for c in ctrs.split(",")
+                   if c.startswith("!port=")), "h")
+        before = scenario_counters(d, hp, ctrs)
+        out, rate, fps = self.attack(name, ctrs, hp, errs)
+        if not self.answers(errs):
+            return errs, False, ""
+        leak = 0
+        rate_known = "!rate-known" in ctrs.split(",")
+        for c in ctrs.split(","):
+            if c.startswith("!fdleak="):
+                leak = int(c[8:])
+        if rate < RATE_BAR * quiet:
+            below.append("%s %.0f%%" % (name, 100 * rate / quiet))
+            if not rate_known:
+                errs.append("a -> b under attack: %.0f%% of its quiet "
+                            "rate (%.0f frames/s, quiet %.0f)" % (
+                                100 * rate / quiet, fps, self.quiet_fps))
+        ctrs = ",".join(c for c in ctrs.split(",") if c[0] != "!")
+        self.fds_back(name, leak, errs)
+        after = scenario_counters(d, hp, ctrs)
+        moved = []
+        for c in ctrs.split(","):
+            delta = after.get(c, 0) - before.get(c, 0)
+            moved.append("%s+%d" % (c, delta))
+            if delta <= 0:
+                errs.append("counter %s did not move" % c)
+        recv, sent = self.flowed(errs)
+        notes = [l[6:] for l in out.splitlines() if l.startswith("note:")]
+        if notes and not errs:
+            print("      note (%s): %s" % (name, "; ".join(notes)))
+        return errs, True, "%-40s a->b %d/%d %3.0f%%" % (
+            " ".join(moved), recv, sent, 100 * rate / quiet)
+
+    def finish(self, checks):
+        """The traffic's final count (intact, in order), vswd's end."""
+        d = self.d
+        final = self.traffic.mark(quit=True)
+        self.traffic.p.wait(timeout=10)
+        self.traffic = None
+        print("traffic a -> b overall: sent %d received %d bad %d "
+              "good %d dup %d missing %d" % (
+                  final["sent"], final["received"], final["bad"],
+                  final["good"], final["dup"], final["missing"]))
+        checks.check(final["bad"] == 0 and final["dup"] == 0,
+                     "a -> b: every frame received intact, in order "
+                     "(sequence number, length, CRC-32)")
+        vswd_end(checks, d)
+        log = d.p.buf
+        print("vswd log: %d lines, %d warnings" % (
+            log.count("\n"), log.count("WARNING") + log.count("warn")))
+
+
 def main():
     build = sys.argv[1]
     only = sys.argv[2:]
@@ -173,174 +374,34 @@ def main():
     checks = Checks()
     failed = []
     below = []
-    traffic = None
+    run = None
     t_start = time.time()
     try:
         d.ready(30)
         time.sleep(0.2)
-        paths = {}
-        for name, opts in (("a", ""), ("b", ""), ("h", ""),
-                           ("hbig", " max-ring-size=32768")):
-            st, body = d.request("port-add %s vhost-user%s --json" %
-                                 (name, opts))
-            if st != 0 and opts:  # a vswd from before the option (the
-                # before/after runs of issue 10): it had no cap at all
-                print("note: port-add %s%s refused (%s); without it" % (
-                    name, opts, body.strip()))
-                st, body = d.request("port-add %s vhost-user --json" % name)
-            if st != 0:
-                raise RuntimeError("port-add %s: %s" % (name, body))
-            paths[name] = json.loads(body)["path"]
-        d.ctl("flow-add in_port=a,actions=output:b,output:h")
-        traffic = Traffic(fe, paths["a"], paths["b"])
-        time.sleep(0.3)
-        t0 = traffic.mark()
-        if t0["received"] == 0:
-            raise RuntimeError("no traffic a -> b before any scenario")
-        # the drops at the same point as t0: the quiet window below is in
-        # the first scenario's sent/received, so its drops must be too
-        prev_a, prev_b = counters(d.port("a")), counters(d.port("b"))
-        prev_pmd = pmd_drops(d)
-        w = traffic.window()
-        time.sleep(2.0)
-        quiet, quiet_fps = traffic.rate(w)
-        print("a -> b quiet rate: %.0f frames/s, %.3f of offered" % (
-            quiet_fps, quiet))
-        fds0 = d.fds()
-        fdl0 = d.fd_list()
-        prev_t = t0
+        run = Run(d, fe)
+        run.start()
         for name, ctrs, what in scenarios:
-            errs = []
-            hp = next((c[6:] for c in ctrs.split(",")
-                       if c.startswith("!port=")), "h")
-            before = scenario_counters(d, hp, ctrs)
-            out, rate, fps = attack(d, traffic, fe, name, paths[hp], errs,
-                                    hp)
-            if (rate < RATE_BAR * quiet and "!fdleak" not in ctrs and
-                    d.alive()):
-                # the machine is shared: the better of two windows
-                again = attack(d, traffic, fe, name, paths[hp], [], hp)
-                print("      note (%s): %.0f%% of the quiet rate, "
-                      "again: %.0f%%" % (name, 100 * rate / quiet,
-                                         100 * again[1] / quiet))
-                rate, fps = max((rate, fps), again[1:])
-            if not d.alive():
-                d.p.p.wait()
-                errs.append("vswd DIED (rc %s)" % d.p.p.returncode)
+            errs, serving, line = run.scenario(name, ctrs, below)
+            if not serving:
                 failed.append((name, errs))
                 print("FAIL %-26s %s" % (name, "; ".join(errs)))
                 break
-            try:
-                st, body = d.request("version", timeout=5)
-                if st != 0:
-                    errs.append("version: " + body)
-            except (OSError, EOFError) as e:
-                try:
-                    d.p.p.wait(timeout=3)
-                    e = "died, rc %s" % d.p.p.returncode
-                except subprocess.TimeoutExpired:
-                    pass
-                errs.append("vswd does not answer: %s" % e)
-                failed.append((name, errs))
-                print("FAIL %-26s %s" % (name, "; ".join(errs)))
-                break
-            # "!fdleak=N": a documented librte_vhost fd leak vsw cannot
-            # prevent; the driver checks it is exactly N fds
-            leak = 0
-            rate_known = "!rate-known" in ctrs.split(",")
-            for c in ctrs.split(","):
-                if c.startswith("!fdleak="):
-                    leak = int(c[8:])
-            if rate < RATE_BAR * quiet:
-                below.append("%s %.0f%%" % (name, 100 * rate / quiet))
-                if not rate_known:
-                    errs.append("a -> b under attack: %.0f%% of its quiet "
-                                "rate (%.0f frames/s, quiet %.0f)" % (
-                                    100 * rate / quiet, fps, quiet_fps))
-            ctrs = ",".join(c for c in ctrs.split(",") if c[0] != "!")
-            fds0 += leak
-            fds = d.fds()
-            for _ in range(50):
-                if fds == fds0:
-                    break
-                time.sleep(0.05)
-                fds = d.fds()
-            if fds != fds0:
-                extra = sorted(set(d.fd_list()) - set(fdl0))
-                errs.append("fd count %d -> %d (%s)" % (fds0, fds,
-                                                         ", ".join(extra)))
-                fds0, fdl0 = fds, d.fd_list()  # don't blame the next one
-            if leak:
-                print("      note (%s): librte_vhost leaked %d fd(s), as "
-                      "documented" % (name, fds - fds0 + leak))
-            after = scenario_counters(d, hp, ctrs)
-            moved = []
-            for c in ctrs.split(","):
-                delta = after.get(c, 0) - before.get(c, 0)
-                moved.append("%s+%d" % (c, delta))
-                if delta <= 0:
-                    errs.append("counter %s did not move" % c)
-            t = traffic.mark()
-            ca, cb = counters(d.port("a")), counters(d.port("b"))
-            sent = t["sent"] - prev_t["sent"]
-            recv = t["received"] - prev_t["received"]
-            # what b's tx adapter did not deliver is in its tx_drops and,
-            # by reason, in its virtq enq_drop_* counters: count it once
-            drops = (deq_drops(ca) - deq_drops(prev_a) +
-                     enq_drops(cb) - enq_drops(prev_b))
-            if recv == 0:
-                errs.append("a -> b traffic stopped")
-            pmd = pmd_drops(d)
-            # contents: every frame arrived intact and in order, and what
-            # did not arrive is exactly what vswd counted as dropped
-            missing = t.get("missing", 0) - prev_t.get("missing", 0)
-            if (t.get("dup", 0) != prev_t.get("dup", 0) or
-                    missing != drops):
-                errs.append("a -> b contents: dup %d, missing %d != "
-                            "counted drops %d" % (
-                                t.get("dup", 0) - prev_t.get("dup", 0),
-                                missing, drops))
-            if sent != recv + drops or t["bad"] != prev_t["bad"]:
-                errs.append("pmd drops: %s" % {
-                    k: v - prev_pmd.get(k, 0) for k, v in pmd.items()
-                    if v != prev_pmd.get(k, 0)})
-                errs.append("a -> b: sent %d != received %d + drops %d "
-                            "(bad %d, still in a's ring %d)" % (
-                                sent, recv, drops, t["bad"] - prev_t["bad"],
-                                t["inflight"]))
-            prev_t, prev_a, prev_b, prev_pmd = t, ca, cb, pmd
-            notes = [l[6:] for l in out.splitlines() if l.startswith("note:")]
-            if notes and not errs:
-                print("      note (%s): %s" % (name, "; ".join(notes)))
             if errs:
                 failed.append((name, errs))
             else:
                 checks.passed += 1  # a scenario is one check
-            print("%s %-26s %-40s a->b %d/%d %3.0f%%%s" % (
-                "FAIL" if errs else "ok  ", name, " ".join(moved), recv,
-                sent, 100 * rate / quiet,
+            print("%s %-26s %s%s" % (
+                "FAIL" if errs else "ok  ", name, line,
                 (" | " + "; ".join(errs)) if errs else ""))
             sys.stdout.flush()
         if d.alive():
-            final = traffic.mark(quit=True)
-            traffic.p.wait(timeout=10)
-            traffic = None
-            print("traffic a -> b overall: sent %d received %d bad %d "
-                  "good %d dup %d missing %d" % (
-                      final["sent"], final["received"], final["bad"],
-                      final["good"], final["dup"], final["missing"]))
-            checks.check(final["bad"] == 0 and final["dup"] == 0,
-                         "a -> b: every frame received intact, in order "
-                         "(sequence number, length, CRC-32)")
-            vswd_end(checks, d)
-            log = d.p.buf
-            print("vswd log: %d lines, %d warnings" % (
-                log.count("\n"), log.count("WARNING") + log.count("warn")))
+            run.finish(checks)
     except Exception as e:  # report, clean up, fail
         checks.fail("ERROR: %r" % e)
     finally:
-        if traffic is not None:
-            traffic.p.kill()
+        if run is not None and run.traffic is not None:
+            run.traffic.p.kill()
         if d.alive():
             d.stop(signal.SIGKILL)
     if below:

@@ -20,13 +20,13 @@ bound to uio_pci_generic (driver_override + drivers_probe).
 
 Cache: next to the base image (build_image.cache_root()), one directory
 dpdk-BASEKEY_HASH (HASH: this builder and the testpmd binary) holding
-kernel (a link), initrd.img and manifest.json; older ones are pruned.
+kernel (a link), initrd.img and manifest.json; the ones unused for days
+are pruned (build_image.prune()).
 
 usage: build_dpdk_image.py [--cache DIR] [--force]   (prints the manifest)
 """
 import gzip
 import hashlib
-import json
 import os
 import shutil
 import sys
@@ -132,20 +132,10 @@ def ensure(cache=None, force=False, log=print):
                   if k not in ("kernel", "initrd"))
         dm.update({"key": key, "base": man["key"], "dpdk_modules": mods,
                    "testpmd": "/usr/bin/dpdk-testpmd"})
-        with open(os.path.join(tmp, "manifest.json"), "w") as f:
-            json.dump(dm, f, indent=1)
-        if force:
-            shutil.rmtree(dest, ignore_errors=True)
-        try:
-            os.rename(tmp, dest)
-        except OSError:  # built meanwhile by another run: keep theirs
-            if not os.path.exists(os.path.join(dest, "manifest.json")):
-                raise
+        build_image.install(tmp, dest, dm, force)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
-    for d in os.listdir(root):  # prune the other DPDK variants
-        if d.startswith("dpdk-") and d != key:
-            shutil.rmtree(os.path.join(root, d), ignore_errors=True)
+    build_image.prune(root, "dpdk-", key, log)  # unused DPDK variants
     return load(dest)
 
 

@@ -27,9 +27,12 @@ Debian's kernel and an initramfs of our own, cached between runs.
 Cache: $VSW_QEMU_CACHE, else $XDG_CACHE_HOME/vsw/qemu-guest (default
 ~/.cache/vsw/qemu-guest), one directory per kernel package version and
 hash of this builder and init.sh, holding vmlinux (or vmlinuz),
-initrd.img and manifest.json. Older entries are pruned when a new one is built. When
-apt cannot name a kernel (no package lists, no registry) the newest cached
-image is used.
+initrd.img and manifest.json. Using an image touches its manifest; building
+a new one prunes only the entries unused for $VSW_QEMU_CACHE_KEEP_DAYS days
+(default 7), so trees whose image keys differ (another branch's builder or
+init.sh) share the cache without deleting each other's images. When apt
+cannot name a kernel (no package lists, no registry) the most recently used
+cached image is used.
 
 usage: build_image.py [--cache DIR] [--force]   (prints the manifest)
 """
@@ -45,6 +48,7 @@ import struct
 import subprocess
 import sys
 import tempfile
+import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 INIT = os.path.join(HERE, "init.sh")
@@ -56,6 +60,8 @@ MODULES = ("virtio_pci", "virtio_net")
 # binds its NIC to uio_pci_generic; the modules must be the same kernel's)
 EXTRA_MODULES = ("uio_pci_generic",)
 BUSYBOX = "/bin/busybox"
+# a cached image unused this many days goes when another one is built
+KEEP_DAYS = 7.0
 
 
 def cache_root(cache=None):
@@ -317,11 +323,57 @@ def newest_cached(root):
 
 
 def load(d):
-    with open(os.path.join(d, "manifest.json")) as f:
+    """The manifest of the image in d, marked used (prune() keeps it)."""
+    path = os.path.join(d, "manifest.json")
+    with open(path) as f:
         man = json.load(f)
+    try:
+        os.utime(path)
+    except OSError:  # a read-only cache: nothing to mark
+        pass
     man["kernel"] = os.path.join(d, man["kernel_file"])
     man["initrd"] = os.path.join(d, "initrd.img")
     return man
+
+
+def install(out, dest, manifest, force=False):
+    """Writes manifest.json into the built directory out and moves it to
+    dest (replacing dest with force); one another run built meanwhile is
+    kept instead."""
+    with open(os.path.join(out, "manifest.json"), "w") as f:
+        json.dump(manifest, f, indent=1)
+    if force:
+        shutil.rmtree(dest, ignore_errors=True)
+    try:
+        os.rename(out, dest)
+    except OSError:  # built meanwhile by another run: keep theirs
+        if not os.path.exists(os.path.join(dest, "manifest.json")):
+            raise
+
+
+def keep_days():
+    try:
+        return float(os.environ.get("VSW_QEMU_CACHE_KEEP_DAYS", KEEP_DAYS))
+    except ValueError:
+        return KEEP_DAYS
+
+
+def prune(root, prefix, keep, log=print, now=None):
+    """Removes the entries root/prefix* but keep whose manifest was not
+    used (load()) for keep_days(); one without a manifest is a broken
+    build (builds happen in tmp-*) and goes too."""
+    limit = (time.time() if now is None else now) - keep_days() * 86400
+    for d in os.listdir(root):
+        if not d.startswith(prefix) or d == keep:
+            continue
+        try:
+            used = os.path.getmtime(os.path.join(root, d, "manifest.json"))
+        except OSError:
+            used = None
+        if used is None or used < limit:
+            log("qemu-guest: pruning %s (%s)" % (d, "no manifest" if used is
+                None else "unused for %g days" % keep_days()))
+            shutil.rmtree(os.path.join(root, d), ignore_errors=True)
 
 
 def ensure(cache=None, force=False, log=print):
@@ -370,24 +422,14 @@ def ensure(cache=None, force=False, log=print):
         mods = build_initrd(unpacked, kver, os.path.join(out, "initrd.img"),
                             ethtool, udpseq)
         extra = save_extra_modules(unpacked, kver, out)
-        with open(os.path.join(out, "manifest.json"), "w") as f:
-            json.dump({"package": pkg[0], "version": pkg[1], "kver": kver,
-                       "modules": mods, "key": key,
-                       "extra_modules": extra,
-                       "ethtool": ethtool is not None, "udpseq": True,
-                       "kernel_file": kfile}, f, indent=1)
-        if force:
-            shutil.rmtree(dest, ignore_errors=True)
-        try:
-            os.rename(out, dest)
-        except OSError:  # built meanwhile by another run: keep theirs
-            if not os.path.exists(os.path.join(dest, "manifest.json")):
-                raise
+        install(out, dest, {
+            "package": pkg[0], "version": pkg[1], "kver": kver,
+            "modules": mods, "key": key, "extra_modules": extra,
+            "ethtool": ethtool is not None, "udpseq": True,
+            "kernel_file": kfile}, force)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
-    for d in os.listdir(root):  # prune other kernels and old builders
-        if d.startswith("linux-image-") and d != key:
-            shutil.rmtree(os.path.join(root, d), ignore_errors=True)
+    prune(root, "linux-image-", key, log)  # other kernels, old builders
     return load(dest)
 
 

@@ -66,6 +66,19 @@ void fx_tx_drop(struct fx *f, uint16_t head, enum vsw_virtq_stat drop,
 int fx_pool_setup(void **state);
 int fx_pool_teardown(void **state);
 
+/* A frame's bytes as the test made them (malloc'd). */
+struct frame {
+	uint8_t *data;
+	uint32_t len;
+};
+
+/* Cases of the group "virtq" (test_virtq.c's main) in other files:
+ * test_virtq_notify.c */
+void test_notify_flags(void **state);
+void test_notify_event_idx(void **state);
+void test_full_ring(void **state);
+void test_reconnect(void **state);
+
 int test_virtq_hostile_run(void);
 int test_net_hdr_run(void); /* test_net_hdr.c */
 int test_virtq_log_run(void); /* test_virtq_log_split.c: dirty logging */

@@ -224,20 +224,14 @@ struct posted {
 	uint32_t cap;
 };
 
-static void
-enqueue_round(struct pfx *f, bool mrg)
+/* RX buffers until the ring is full: 1..4 pieces, hdr..4096 bytes in all,
+ * a quarter indirect; ring[] gets each chain's id and room. */
+static uint32_t
+post_rx_random(struct pfx *f, struct posted *ring)
 {
-	static uint8_t data[32][65536];
-	struct posted ring[256];
-	struct rte_mbuf *pkts[32];
-	uint32_t np = 0, head = 0, i, hdr = f->q.hdr_len;
-	uint32_t npk = tl_rand_range(&ptest_rng, 1, 32), lens[8];
-	uint32_t plen[32], deliver[32], nd = 0, full = 0, big = 0;
-	uint64_t bytes = 0;
-	uint16_t nbufs[32], out;
+	uint32_t np = 0, hdr = f->q.hdr_len, lens[8];
 
-	tg_data_reset(&f->g);
-	for (;;) { /* RX buffers: 1..4 pieces, hdr..4096 bytes in all */
+	for (;;) {
 		uint32_t n = tl_rand_range(&ptest_rng, 1,
 			RTE_MIN(4u, f->q.size));
 		uint32_t cap = 0, k;
@@ -254,6 +248,43 @@ enqueue_round(struct pfx *f, bool mrg)
 		ring[np].id = (uint16_t)id;
 		ring[np++].cap = cap;
 	}
+	return np;
+}
+
+/* The buffers left posted come back on a later burst: drains them (empty
+ * packets) and takes the counters as seen. */
+static void
+drain_posted(struct pfx *f)
+{
+	uint32_t i;
+
+	while (f->q.free_slots != f->q.size) {
+		struct rte_mbuf *m = pfx_mbuf(0, 0); /* fits any chain */
+		static uint8_t buf[8192];
+		uint16_t nb;
+
+		assert_int_equal(vsw_virtq_enqueue_burst(f->vq, &m, 1), 1);
+		rte_pktmbuf_free(m);
+		assert_int_equal(tgp_rx_recv(&f->q, buf, sizeof(buf), &nb), 0);
+	}
+	for (i = 0; i < VSW_VIRTQ_STAT__MAX; i++)
+		f->seen[i] = vsw_virtq_stat(f->vq, i);
+}
+
+static void
+enqueue_round(struct pfx *f, bool mrg)
+{
+	static uint8_t data[32][65536];
+	struct posted ring[256];
+	struct rte_mbuf *pkts[32];
+	uint32_t np = 0, head = 0, i, hdr = f->q.hdr_len;
+	uint32_t npk = tl_rand_range(&ptest_rng, 1, 32), lens[8];
+	uint32_t plen[32], deliver[32], nd = 0, full = 0, big = 0;
+	uint64_t bytes = 0;
+	uint16_t nbufs[32], out;
+
+	tg_data_reset(&f->g);
+	np = post_rx_random(f, ring);
 	for (i = 0; i < npk; i++) { /* the model, packet by packet */
 		uint32_t need, h = head, nb = 0;
 
@@ -303,18 +334,7 @@ enqueue_round(struct pfx *f, bool mrg)
 	else
 		PFX_EXPECT(f, {S(ENQ_DROP_RING_FULL), full},
 			{S(ENQ_DROP_TOO_LARGE), big});
-	/* the buffers left posted come back on a later burst: drain them */
-	while (f->q.free_slots != f->q.size) {
-		struct rte_mbuf *m = pfx_mbuf(0, 0); /* fits any chain */
-		static uint8_t buf[8192];
-		uint16_t nb;
-
-		assert_int_equal(vsw_virtq_enqueue_burst(f->vq, &m, 1), 1);
-		rte_pktmbuf_free(m);
-		assert_int_equal(tgp_rx_recv(&f->q, buf, sizeof(buf), &nb), 0);
-	}
-	for (i = 0; i < VSW_VIRTQ_STAT__MAX; i++)
-		f->seen[i] = vsw_virtq_stat(f->vq, i);
+	drain_posted(f);
 }
 
 static void

@@ -238,6 +238,14 @@ class QemuGuest:
         return {k: int(v) for k, v in
                 (line.split(":", 1) for line in out.split("\n") if line)}
 
+    def nic_counters(self, nic):
+        """A NIC's counters in vswtest.checks.identity()'s terms."""
+        s = self.stats(self.ifname(nic))
+        return {"TX-packets": s["tx_packets"], "TX-bytes": s["tx_bytes"],
+                "RX-packets": s["rx_packets"], "RX-bytes": s["rx_bytes"],
+                "errors": s["rx_errors"] + s["rx_dropped"] +
+                s["tx_errors"] + s["tx_dropped"]}
+
     def queue_stats(self, ifname):
         """virtio_net's per-queue counters (`ethtool -S`):
         {("rx"|"tx", queue): {"packets": n, "bytes": n}}."""
@@ -333,6 +341,22 @@ class Qmp:
 
     def close(self):
         self.s.close()
+
+
+def settled(read, timeout=20.0):
+    """read() -> (guest counters, vswd snapshot), once they are unchanged
+    over two reads 0.3 s apart (guests' and vswd's packet counts)."""
+    last, end = None, time.monotonic() + timeout
+    while time.monotonic() < end:
+        gs, snap = read()
+        key = (sorted(gs.items()), sorted(
+            (n, p["deq_packets"], p["enq_packets"])
+            for n, p in snap["ports"].items()))
+        if key == last:
+            return gs, snap
+        last = key
+        time.sleep(0.3)
+    raise RuntimeError("counters never settled")
 
 
 def qmp_args(path):

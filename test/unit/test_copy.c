@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -249,6 +250,36 @@ impl_avail(const char *want)
 }
 
 /*
+ * The start-up large-path threshold against its definition, worked out
+ * here from sysconf: two thirds of L1d, 32 KiB when L1d is unknown or out
+ * of range; off without ERMS. Then the route at the threshold - 1 and at
+ * it, co-aligned and not.
+ */
+static void
+test_large_min_default(void **state)
+{
+	size_t want = (size_t)32 * 1024, t = vsw_copy_large_min_get();
+	long l1d = sysconf(_SC_LEVEL1_DCACHE_SIZE);
+	static char d[64], s[64];
+
+	(void)state;
+	if (l1d >= 16 * 1024 && l1d <= 1024 * 1024)
+		want = (size_t)l1d * 2 / 3;
+	printf("# L1d %ld: large path from %zu\n", l1d, t);
+	if (!(vsw_copy_cpu_features() & VSW_COPY_CPU_ERMS)) {
+		assert_int_equal(t, SIZE_MAX);
+		skip();
+	}
+	assert_int_equal(t, want);
+	if (strcmp(vsw_copy_impl_get(), "scalar") == 0 ||
+		strcmp(vsw_copy_impl_get(), "libc") == 0)
+		return;
+	assert_int_not_equal(vsw_copy_route(d, s, t - 1), VSW_COPY_PATH_LARGE);
+	assert_int_equal(vsw_copy_route(d, s, t), VSW_COPY_PATH_LARGE);
+	assert_int_equal(vsw_copy_route(d, s + 1, t), VSW_COPY_PATH_LARGE);
+}
+
+/*
  * VSW_CPU_HIDE (./vswdev test runs the unit suite with avx512 and with
  * avx2,avx512 hidden): the start-up choice is really the fallback, nothing
  * selects a hidden ISA, and resetting the test mask keeps it hidden. Runs
@@ -446,6 +477,7 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_cpu_hide_env),
+		cmocka_unit_test(test_large_min_default),
 		cmocka_unit_test(test_registry),
 		cmocka_unit_test(test_disjoint),
 		cmocka_unit_test(test_unavailable_isa),

@@ -36,6 +36,9 @@
  * loop falls to ~29 and rep movsb keeps ~65 (50 at 64 KiB). When the data
  * sits in L2, rep movsb wins from ~3 KiB (45 vs 26 B/cycle at 16 KiB), but
  * a copy cannot know that, and hot copies are the common case here.
+ * AMD Zen 5 (family 1Ah, 48 KiB L1d, 2026-12-07): half of L1d was tried,
+ * and kept losing hot 24 KiB copies (loop 83-108 B/cycle, rep movsb
+ * 68-70) whenever the machine ran at its faster clock; 2/3 stays there.
  */
 #define LARGE_MIN_FALLBACK ((size_t)32 * 1024)
 

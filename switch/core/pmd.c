@@ -142,8 +142,9 @@ rxq_charge(struct vsw_pmd *pmd, const struct vsw_rxq_ref *r, uint64_t c)
 		ctr_add(&pmd->rxq_cycles[r->port][r->queue], c);
 }
 
-/* The flush's cycles go to the busy queues by their packets (OVS does the
- * same): the guest copy of a vhost output is most of a packet's cost. */
+/* The iteration's tail (empty polls after the last busy queue, the
+ * overlay's injected packets and their flush) goes to the busy queues by
+ * their packets; each queue's own flush is already charged to it. */
 static __rte_noinline void
 rxq_charge_flush(struct vsw_pmd *pmd, const struct rxq_busy *b, unsigned n_busy,
 	unsigned total, uint64_t c)
@@ -182,9 +183,15 @@ vsw_pmd_poll_once(struct vsw_pmd *pmd)
 		if (n == 0)
 			continue;
 		vsw_pmd_process_rxq(pmd, r->port, r->queue, pkts, n);
+		/* Each queue's output leaves before the next queue is polled
+		 * (OVS with tx-flush-interval 0): a 9000 B burst's mbufs are
+		 * copied out while they are still in cache, not after the
+		 * next queue's burst has gone through L2 (-18 % at 9000 B). */
+		if (pmd->n_batches > 0)
+			out_flush_all(pmd);
 		total += n;
-		/* One TSC read per busy queue; empty polls before it are
-		 * charged to it (a few dozen cycles each). */
+		/* One TSC read per busy queue, its flush included; empty
+		 * polls before it are charged to it (a few dozen cycles). */
 		now = rte_rdtsc();
 		rxq_charge(pmd, r, now - t);
 		t = now;

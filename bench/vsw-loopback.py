@@ -383,6 +383,11 @@ def quick(args, tmp):
 
 # ---- full ----
 
+def wanted(args, rules, emc):
+    """--points: the switches' (rules, EMC) points to measure."""
+    return args.points is None or "%s/%s" % (rules, emc) in args.points
+
+
 def run_vswd_pvp(args, tmp, res, sizes, mode="pvp", build=None,
                  name="vswd"):
     """mode pvp: io guest, in_port and in_port,udp rules (and normal,
@@ -398,7 +403,8 @@ def run_vswd_pvp(args, tmp, res, sizes, mode="pvp", build=None,
             guest_size(g, size, args.tx_first)
             rules = ("in_port", "in_port,udp") if mode == "pvp" else \
                 ("normal",)
-            points = [(r, e, "auto") for r in rules for e in ("on", "off")]
+            points = [(r, e, "auto") for r in rules for e in ("on", "off")
+                      if wanted(args, r, e)]
             if args.copy_impls and mode == "pvp":
                 points += [("in_port", "on", i) for i in impls]
             for rules, emc, impl in points:
@@ -448,6 +454,7 @@ def run_ovs(args, tmp, res, sizes, mode, flows=1):
                   ("in_port,udp", "off")]
         if flows > 1:
             points.append(("in_port,udp", "off+smc"))
+        points = [(r, e) for r, e in points if wanted(args, r, e)]
     key = mode if mode != "flowgen" else "flowgen%d" % flows
 
     def body(g):
@@ -616,6 +623,11 @@ def main():
                     "-DVSW_BENCH_COPY_CAP=N (each data copy cut to N "
                     "bytes) in the pvp rotation, points 'cap ...': the "
                     "loop's cost without its copies")
+    ap.add_argument("--points", type=lambda v: v.split(";"),
+                    help="full run: only these switch points, "
+                    "RULES/EMC separated by ';' (e.g. "
+                    "'in_port/on;in_port,udp/off'): fewer points, more "
+                    "repetitions in the same time")
     ap.add_argument("--modes", default=",".join(MODES),
                     help="full run: guest modes (pvp,mac,flowgen1,...)")
     args = ap.parse_args()

@@ -19,21 +19,18 @@ metrics (metrics page) match overlay-show and domain-show; a vhost-user
 port of the domain takes NET_SET_MTU up to the underlay MTU - 50 and no
 more, and one joining above it is counted. Needs root.
 """
-import argparse
 import json
 import os
 import signal
 import socket
 import struct
 import sys
-import tempfile
 import time
 
 from vswtest import netns
 from vswtest.checks import Checks, vswd_end
 from vswtest.vswd import Vswd
 
-SKIP = 77
 VNI = 5001
 VTEP = ["192.168.77.1", "192.168.77.2"]
 GUEST = ["10.201.0.1", "10.201.0.2"]
@@ -338,14 +335,10 @@ def run(c, net, tmp, build, vs):
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--build", required=True)
-    ap.add_argument("--keep", action="store_true", help="keep the temp dir")
-    args = ap.parse_args()
-    if os.geteuid() != 0:
-        print("SKIP: network namespaces need root")
-        return SKIP
-    tmp = tempfile.mkdtemp(prefix="vsw-overlay-")
+    opened = netns.opening("vsw-overlay-")
+    if opened is None:
+        return netns.SKIP
+    args, tmp = opened
     checks = Checks()
     net = Net()
     vs = []

@@ -385,7 +385,7 @@ deq_check_used(struct deq_pred *p, struct rte_mbuf *const *pkts,
 	const struct vring_packed_desc *snap)
 {
 	bool batch = in_order && p->ids_ok;
-	uint16_t i, j = 0;
+	uint16_t i, j = 0, last = (uint16_t)(p->taken - 1);
 
 	for (i = 0; i < p->taken; i++) {
 		const struct ref *r = &p->refs[i];
@@ -395,7 +395,7 @@ deq_check_used(struct deq_pred *p, struct rte_mbuf *const *pkts,
 		if (batch && i != 0) /* the device skipped this chain */
 			FZ_CHECK(memcmp(u, &snap[r->slot], sizeof(*u)) == 0);
 		else
-			FZ_CHECK(u->id == p->refs[batch ? p->taken - 1 : i].id &&
+			FZ_CHECK(u->id == p->refs[batch ? last : i].id &&
 				 u->len == 0 &&
 				 (u->flags & (F_AV | F_US |
 					      VRING_DESC_F_WRITE)) == fl);

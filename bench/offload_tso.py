@@ -44,6 +44,7 @@ import sys
 import tempfile
 import time
 
+from vswtest.payload import write_pcap
 from vswtest.testpmd import Guest
 from vswtest.vswd import Vswd, snap_delta
 
@@ -77,14 +78,6 @@ def tcp_frame(payload, seq):
     eth = b"\x02\x00\x00\x00\x00\x02" + b"\x02\x00\x00\x00\x00\x01" + \
         b"\x08\x00"
     return eth + ip + tcp + bytes((seq + i) & 0xff for i in range(payload))
-
-
-def write_pcap(path, frames):
-    with open(path, "wb") as f:
-        f.write(struct.pack("<IHHiIII", 0xa1b2c3d4, 2, 4, 0, 0, 65535, 1))
-        for i, fr in enumerate(frames):
-            f.write(struct.pack("<IIII", i, 0, len(fr), len(fr)))
-            f.write(fr)
 
 
 def sender(args, tmp, sock, tag, frame_len):

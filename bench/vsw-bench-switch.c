@@ -272,16 +272,12 @@ struct result {
 	struct vsw_pmd_stats st;
 };
 
-static struct result
-run(const struct scenario *sc, unsigned bursts, unsigned runs)
+/* The switch of scenario sc, ports "in", "out" and "out2" into sinks s. */
+static struct vsw_switch *
+switch_build(const struct scenario *sc, struct sink s[3])
 {
-	static struct rte_mbuf *pkts[MAX_FLOWS];
 	struct vsw_switch_config cfg;
-	struct sink s0 = {0}, s1 = {0}, s2 = {0};
 	struct vsw_switch *sw;
-	struct vsw_pmd *pmd;
-	struct result res = {1e30, {{0}}};
-	unsigned f, r, b, n_pkts = sc->flows < BURST ? BURST : sc->flows;
 
 	vsw_switch_config_init(&cfg);
 	cfg.emc_entries = sc->emc_inv_prob ? 8192 : 0;
@@ -290,10 +286,21 @@ run(const struct scenario *sc, unsigned bursts, unsigned runs)
 	cfg.no_port_pair = sc->no_pair;
 	sw = vsw_switch_create(&cfg);
 	if (sw == NULL ||
-		vsw_switch_port_add(sw, "in", &sink_ops, &s0, 1, 1) != 0 ||
-		vsw_switch_port_add(sw, "out", &sink_ops, &s1, 1, 1) != 1 ||
-		vsw_switch_port_add(sw, "out2", &sink_ops, &s2, 1, 1) != 2)
+		vsw_switch_port_add(sw, "in", &sink_ops, &s[0], 1, 1) != 0 ||
+		vsw_switch_port_add(sw, "out", &sink_ops, &s[1], 1, 1) != 1 ||
+		vsw_switch_port_add(sw, "out2", &sink_ops, &s[2], 1, 1) != 2)
 		exit(1);
+	return sw;
+}
+
+/* The rules of scenario sc (its one rule, one rule for every flow with
+ * its actions, or the 4-subtable set) and n_pkts packets over its flows. */
+static void
+flows_build(struct vsw_switch *sw, const struct scenario *sc,
+	struct rte_mbuf **pkts, unsigned n_pkts)
+{
+	unsigned f;
+
 	for (f = 0; f < n_pkts; f++) {
 		struct flowspec spec;
 		char rule[160];
@@ -313,30 +320,35 @@ run(const struct scenario *sc, unsigned bursts, unsigned runs)
 		}
 		pkts[f] = mk_pkt_len(&spec, sc->len ? sc->len : PKT_LEN);
 	}
-	pmd = vsw_switch_pmd(sw, 0);
-	if (sc->overlay != OV_NONE) {
-		uint8_t dst[6];
+}
 
-		memcpy(dst, rte_pktmbuf_mtod(pkts[0], uint8_t *), 6);
-		overlay_setup(sw, pmd, sc->overlay, dst, &s1);
-		for (f = 0; sc->overlay == OV_DECAP && f < n_pkts; f++)
-			encap_from_remote(pkts[f]);
-	}
-	if (sc->learn) { /* dst MAC seen on port 1 */
-		struct flowspec spec;
-		struct rte_mbuf *m;
+/* Let the switch learn flow 0's destination MAC on port 1. */
+static void
+learn_dst(struct vsw_pmd *pmd)
+{
+	struct flowspec spec;
+	struct rte_mbuf *m;
+	char rule[160];
 
-		char rule[160];
+	flow_4sub(0, &spec, rule, sizeof(rule));
+	m = mk_pkt(&spec);
+	memcpy(rte_pktmbuf_mtod(m, uint8_t *) + 6, spec.dst, 6);
+	memcpy(rte_pktmbuf_mtod(m, uint8_t *), "\x02\0\0\0\xff\x01", 6);
+	vsw_pmd_process_burst(pmd, 1, &m, 1);
+	vsw_pmd_flush(pmd);
+	rte_pktmbuf_free(m);
+}
 
-		flow_4sub(0, &spec, rule, sizeof(rule));
-		m = mk_pkt(&spec);
-		memcpy(rte_pktmbuf_mtod(m, uint8_t *) + 6, spec.dst, 6);
-		memcpy(rte_pktmbuf_mtod(m, uint8_t *), "\x02\0\0\0\xff\x01", 6);
-		vsw_pmd_process_burst(pmd, 1, &m, 1);
-		vsw_pmd_flush(pmd);
-		rte_pktmbuf_free(m);
-	}
-	for (r = 0; r < runs + 1; r++) { /* run 0 warms the caches */
+/* Best cycles per packet of runs runs of bursts bursts over pkts (run 0
+ * warms the caches and does not count). */
+static double
+measure(struct vsw_pmd *pmd, struct rte_mbuf **pkts, unsigned n_pkts,
+	unsigned bursts, unsigned runs)
+{
+	double best = 1e30;
+	unsigned r, b;
+
+	for (r = 0; r < runs + 1; r++) {
 		uint64_t t0 = rte_rdtsc(), dt;
 
 		for (b = 0; b < bursts; b++) {
@@ -346,10 +358,37 @@ run(const struct scenario *sc, unsigned bursts, unsigned runs)
 			vsw_pmd_flush(pmd);
 		}
 		dt = rte_rdtsc() - t0;
-		if (r > 0 && (double)dt / ((double)bursts * BURST) < res.cpp)
-			res.cpp = (double)dt / ((double)bursts * BURST);
+		if (r > 0 && (double)dt / ((double)bursts * BURST) < best)
+			best = (double)dt / ((double)bursts * BURST);
 		rcu_quiescent_state();
 	}
+	return best;
+}
+
+static struct result
+run(const struct scenario *sc, unsigned bursts, unsigned runs)
+{
+	static struct rte_mbuf *pkts[MAX_FLOWS];
+	struct sink s[3] = {{0}};
+	struct vsw_switch *sw;
+	struct vsw_pmd *pmd;
+	struct result res = {1e30, {{0}}};
+	unsigned f, n_pkts = sc->flows < BURST ? BURST : sc->flows;
+
+	sw = switch_build(sc, s);
+	flows_build(sw, sc, pkts, n_pkts);
+	pmd = vsw_switch_pmd(sw, 0);
+	if (sc->overlay != OV_NONE) {
+		uint8_t dst[6];
+
+		memcpy(dst, rte_pktmbuf_mtod(pkts[0], uint8_t *), 6);
+		overlay_setup(sw, pmd, sc->overlay, dst, &s[1]);
+		for (f = 0; sc->overlay == OV_DECAP && f < n_pkts; f++)
+			encap_from_remote(pkts[f]);
+	}
+	if (sc->learn) /* dst MAC seen on port 1 */
+		learn_dst(pmd);
+	res.cpp = measure(pmd, pkts, n_pkts, bursts, runs);
 	vsw_switch_pmd_stats(sw, 0, &res.st);
 	for (f = 0; f < n_pkts; f++)
 		rte_pktmbuf_free(pkts[f]);

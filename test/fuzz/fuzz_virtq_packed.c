@@ -307,41 +307,53 @@ pos_split(uint16_t p, uint16_t *slot, bool *wrap)
 	*wrap = p >> 15;
 }
 
-static void
-deq_burst(struct vsw_virtq *vq, uint16_t n)
-{
-	static struct ref refs[VSW_VIRTQ_BURST_MAX];
-	uint64_t want[VSW_VIRTQ_STAT__MAX] = {0}, before[VSW_VIRTQ_STAT__MAX];
-	uint64_t after[VSW_VIRTQ_STAT__MAX], inflight[1024 / 64] = {0};
-	struct rte_mbuf *pkts[VSW_VIRTQ_BURST_MAX];
-	static struct vring_packed_desc snap[64];
-	uint16_t slot, got, i, taken = 0, good = 0, j = 0;
-	uint32_t reads = 0;
-	bool wrap, broken = vsw_virtq_broken(vq), breaks = false, ids_ok = true;
+/* What the reference predicts a dequeue burst does (deq_predict). */
+struct deq_pred {
+	struct ref refs[VSW_VIRTQ_BURST_MAX]; /* the chains it takes */
+	uint64_t want[VSW_VIRTQ_STAT__MAX];   /* what each counter moves by */
+	uint16_t taken;                       /* chains taken */
+	uint16_t good;                        /* of them, frames */
+	uint16_t slot;                        /* the ring position after */
+	bool wrap;
+	bool breaks; /* a chain without an end breaks the ring */
+	bool ids_ok; /* every id in range and distinct */
+};
 
-	pos_split(vsw_virtq_last_avail_idx(vq), &slot, &wrap);
+/* Walk the chains a burst of n may take from the ring position, as the
+ * contract says; a broken ring takes none. */
+static void
+deq_predict(struct deq_pred *p, uint16_t n, bool broken)
+{
+	uint64_t inflight[1024 / 64] = {0};
+	uint32_t reads = 0;
+	uint16_t i;
+
+	memset(p->want, 0, sizeof(p->want));
+	p->taken = p->good = 0;
+	p->breaks = false;
+	p->ids_ok = true;
 	for (i = 0; i < n && !broken; i++) {
-		struct ref *r = &refs[taken];
-		int rc = ref_chain(slot, wrap, r, ref_bytes[taken]);
+		struct ref *r = &p->refs[p->taken];
+		int rc = ref_chain(p->slot, p->wrap, r, ref_bytes[p->taken]);
 
 		if (rc == 0)
 			break;
 		/* the budget, checked before each chain (head available) */
 		if (reads >= VSW_VIRTQ_BURST_DESCS) {
-			want[VSW_VIRTQ_STAT_BUDGET_CUT]++;
+			p->want[VSW_VIRTQ_STAT_BUDGET_CUT]++;
 			break;
 		}
 		reads += r->reads;
 		if (rc < 0) {
-			want[r->err]++;
-			want[VSW_VIRTQ_STAT_ERR_RING_BROKEN]++;
-			breaks = true;
+			p->want[r->err]++;
+			p->want[VSW_VIRTQ_STAT_ERR_RING_BROKEN]++;
+			p->breaks = true;
 			break;
 		}
 		bool busy = r->id < qsize &&
 			((inflight[r->id >> 6] >> (r->id & 63)) & 1);
 
-		ids_ok = ids_ok && r->id < qsize && !busy;
+		p->ids_ok = p->ids_ok && r->id < qsize && !busy;
 		if ((r->id >= qsize || busy) &&
 			r->outcome != VSW_VIRTQ_STAT_DEQ_DROP_BAD_DESC) {
 			r->outcome = VSW_VIRTQ_STAT_DEQ_DROP_BAD_DESC;
@@ -350,47 +362,61 @@ deq_burst(struct vsw_virtq *vq, uint16_t n)
 		if (r->id < qsize)
 			inflight[r->id >> 6] |= 1ull << (r->id & 63);
 		if (r->outcome != 0) {
-			want[r->outcome]++;
+			p->want[r->outcome]++;
 			if (r->outcome == VSW_VIRTQ_STAT_DEQ_DROP_BAD_DESC)
-				want[r->err]++;
+				p->want[r->err]++;
 		} else {
-			good++;
+			p->good++;
 		}
-		slot = (uint16_t)(slot + r->nslots);
-		if (slot >= qsize) {
-			slot = (uint16_t)(slot - qsize);
-			wrap = !wrap;
+		p->slot = (uint16_t)(p->slot + r->nslots);
+		if (p->slot >= qsize) {
+			p->slot = (uint16_t)(p->slot - qsize);
+			p->wrap = !p->wrap;
 		}
-		taken++;
+		p->taken++;
 	}
-	memcpy(snap, ring, qsize * sizeof(snap[0]));
-	vsw_virtq_stats_read(vq, before);
-	got = vsw_virtq_dequeue_burst(vq, fz_pool(&fq), pkts, n);
-	vsw_virtq_stats_read(vq, after);
-	FZ_CHECK(got == good);
-	for (i = 0; i < taken; i++) {
-		const struct ref *r = &refs[i];
+}
+
+/* The used descriptors the burst wrote (snap: the ring before it) and
+ * the mbufs it returned, against the prediction; adds the frames' bytes
+ * to p->want. */
+static void
+deq_check_used(struct deq_pred *p, struct rte_mbuf *const *pkts,
+	const struct vring_packed_desc *snap)
+{
+	bool batch = in_order && p->ids_ok;
+	uint16_t i, j = 0, last = (uint16_t)(p->taken - 1);
+
+	for (i = 0; i < p->taken; i++) {
+		const struct ref *r = &p->refs[i];
 		const struct vring_packed_desc *u = &ring[r->slot];
 		uint16_t fl = r->wrap ? F_AV | F_US : 0;
-		bool batch = in_order && ids_ok;
 
 		if (batch && i != 0) /* the device skipped this chain */
 			FZ_CHECK(memcmp(u, &snap[r->slot], sizeof(*u)) == 0);
 		else
-			FZ_CHECK(u->id == refs[batch ? taken - 1 : i].id &&
+			FZ_CHECK(u->id == p->refs[batch ? last : i].id &&
 				 u->len == 0 &&
 				 (u->flags & (F_AV | F_US |
 					      VRING_DESC_F_WRITE)) == fl);
 		if (r->outcome == 0) {
 			FZ_CHECK(mbuf_is(pkts[j], ref_bytes[i] + hdr_len,
 				r->len));
-			want[VSW_VIRTQ_STAT_DEQ_BYTES] += r->len;
+			p->want[VSW_VIRTQ_STAT_DEQ_BYTES] += r->len;
 			j++;
 		}
 	}
-	want[VSW_VIRTQ_STAT_DEQ_PACKETS] = good;
-	for (i = VSW_VIRTQ_STAT_DEQ_PACKETS; i < VSW_VIRTQ_STAT_NOTIFY_SENT;
-		i++) {
+}
+
+/* Each counter from first up to (not with) end moved by want: the names
+ * of those that did not, then abort. */
+static void
+stats_check_moved(const uint64_t *before, const uint64_t *after,
+	const uint64_t *want, unsigned int first, unsigned int end)
+{
+	unsigned int i;
+
+	for (i = first; i < end; i++) {
 		if (after[i] - before[i] != want[i])
 			fprintf(stderr, "%s moved by %llu, predicted %llu\n",
 				vsw_virtq_stat_name(i),
@@ -398,14 +424,37 @@ deq_burst(struct vsw_virtq *vq, uint16_t n)
 				(unsigned long long)want[i]);
 		FZ_CHECK(after[i] - before[i] == want[i]);
 	}
+}
+
+static void
+deq_burst(struct vsw_virtq *vq, uint16_t n)
+{
+	static struct deq_pred p;
+	static struct vring_packed_desc snap[64];
+	uint64_t before[VSW_VIRTQ_STAT__MAX], after[VSW_VIRTQ_STAT__MAX];
+	struct rte_mbuf *pkts[VSW_VIRTQ_BURST_MAX];
+	bool broken = vsw_virtq_broken(vq);
+	uint16_t got;
+
+	pos_split(vsw_virtq_last_avail_idx(vq), &p.slot, &p.wrap);
+	deq_predict(&p, n, broken);
+	memcpy(snap, ring, qsize * sizeof(snap[0]));
+	vsw_virtq_stats_read(vq, before);
+	got = vsw_virtq_dequeue_burst(vq, fz_pool(&fq), pkts, n);
+	vsw_virtq_stats_read(vq, after);
+	FZ_CHECK(got == p.good);
+	deq_check_used(&p, pkts, snap);
+	p.want[VSW_VIRTQ_STAT_DEQ_PACKETS] = p.good;
+	stats_check_moved(before, after, p.want, VSW_VIRTQ_STAT_DEQ_PACKETS,
+		VSW_VIRTQ_STAT_NOTIFY_SENT);
 	FZ_CHECK(after[VSW_VIRTQ_STAT_NOTIFY_SENT] +
 			 after[VSW_VIRTQ_STAT_NOTIFY_SUPPRESSED] -
 			 before[VSW_VIRTQ_STAT_NOTIFY_SENT] -
 			 before[VSW_VIRTQ_STAT_NOTIFY_SUPPRESSED] ==
-		 (taken != 0));
-	FZ_CHECK(vsw_virtq_broken(vq) == (broken || breaks));
+		 (p.taken != 0));
+	FZ_CHECK(vsw_virtq_broken(vq) == (broken || p.breaks));
 	FZ_CHECK(vsw_virtq_last_avail_idx(vq) ==
-		 (uint16_t)(slot | (wrap ? 0x8000 : 0)));
+		 (uint16_t)(p.slot | (p.wrap ? 0x8000 : 0)));
 	FZ_CHECK(vsw_virtq_last_used_idx(vq) == vsw_virtq_last_avail_idx(vq));
 	rte_pktmbuf_free_bulk(pkts, got);
 }

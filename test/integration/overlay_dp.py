@@ -19,21 +19,18 @@ metrics (metrics page) match overlay-show and domain-show; a vhost-user
 port of the domain takes NET_SET_MTU up to the underlay MTU - 50 and no
 more, and one joining above it is counted. Needs root.
 """
-import argparse
 import json
 import os
 import signal
 import socket
 import struct
 import sys
-import tempfile
 import time
 
 from vswtest import netns
 from vswtest.checks import Checks, vswd_end
 from vswtest.vswd import Vswd
 
-SKIP = 77
 VNI = 5001
 VTEP = ["192.168.77.1", "192.168.77.2"]
 GUEST = ["10.201.0.1", "10.201.0.2"]
@@ -243,7 +240,9 @@ def resolved(v, ip):
     return False
 
 
-def run(c, net, tmp, build, vs):
+def start(c, net, tmp, build, vs):
+    """One vswd per host namespace (appended to vs), until each VTEP has
+    resolved the other by ARP."""
     for i in range(2):
         path = os.path.join(tmp, "vswd%d.conf" % i)
         with open(path, "w") as f:
@@ -262,6 +261,11 @@ def run(c, net, tmp, build, vs):
         time.sleep(0.2)
     c.check(resolved(vs[0], VTEP[1]) and resolved(vs[1], VTEP[0]),
             "each VTEP resolved the other by ARP")
+
+
+def check_traffic(c, net, vs):
+    """Ping up to the inner MTU and a TCP stream cross; one byte past the
+    limit the guest may send, vswd must not."""
     sent, got = net.ping(10, 56)
     c.check(got == sent, "ping 98 B frames: %d of %d" % (got, sent))
     sent, got = net.ping(10, 1422)  # 1464 B inner frame = 1500 - 36
@@ -269,7 +273,6 @@ def run(c, net, tmp, build, vs):
             % (got, sent))
     s, r = net.tcp(10 * 1000 * 1000)
     c.check(s and s == r, "TCP 10 MB md5 (sent %s, received %s)" % (s, r))
-    # One byte past the limit: the guest may send it, vswd must not.
     before = vs[0].ctl("overlay-show --json")["counters"]["vxlan_too_big"]
     net.ns(net.guest[0], "ip", "link", "set", net.gg[0], "mtu", "1500")
     sent, got = net.ping(3, 1423)
@@ -277,7 +280,10 @@ def run(c, net, tmp, build, vs):
     c.check(got == 0 and after - before == sent,
             "1465 B inner frames dropped as vxlan_too_big: %d replies, "
             "%d counted of %d" % (got, after - before, sent))
-    # Refusals: an error reply each, nothing changed.
+
+
+def check_refusals(c, v):
+    """An error reply each, nothing changed."""
     for bad in ("domain-add 0", "domain-add 16777216", "domain-add 5001",
                 "mac-add 5001 01:00:5e:00:00:01 192.168.77.2",
                 "mac-add 5001 52:54:00:00:00 192.168.77.2",
@@ -286,9 +292,13 @@ def run(c, net, tmp, build, vs):
                 "overlay-set underlay=vm local-ip=1.2.3.4",
                 "overlay-set underlay=ul local-ip=1.2.3.4 mtu=abc",
                 "mac-del 5001 52:54:00:00:00:99"):
-        st, body = vs[0].request(bad)
+        st, body = v.request(bad)
         c.check(st == 1, "refused: %s (%s)" % (bad, str(body).strip()))
-    # The running configuration gives the overlay back, in replay order.
+
+
+def check_config(c, net, vs):
+    """The running configuration gives the overlay back, in replay
+    order."""
     for i in range(2):
         cmds = vs[i].ctl("config-show --json")["commands"]
         want = config(net, i)[3:]
@@ -297,7 +307,11 @@ def run(c, net, tmp, build, vs):
             "mac-add")]
         c.check(got == want, "vswd %d: config-show has the overlay lines"
                 % i, json.dumps(cmds))
-    ctr = [v.ctl("overlay-show --json")["counters"] for v in vs]
+
+
+def check_domains(c, net, vs, ctr):
+    """Each vswd's identity, its domain (port, VTEP, local and remote MAC)
+    and no decap errors in its counters ctr[i]."""
     for i in range(2):
         identity(c, vs[i], "vswd %d" % i)
         d = vs[i].ctl("domain-show --json")["domains"][0]
@@ -313,10 +327,13 @@ def run(c, net, tmp, build, vs):
             ("vxlan_bad", "vxlan_trunc", "vxlan_frag", "vxlan_ttl",
              "vxlan_unknown", "vxlan_copy", "vxlan_offload"))}
         c.check(not bad, "vswd %d: no decap errors %s" % (i, bad))
-    # Whatever A encapsulated B decapsulated, but for what the underlay
-    # lost on the way, counted: A's tx drops and packet-socket send errors
-    # (oerrors), the veth pair's own drops (kernel counters), B's
-    # packet-socket ring overflows (imissed); and that little.
+
+
+def check_underlay(c, net, vs, ctr):
+    """Whatever A encapsulated B decapsulated, but for what the underlay
+    lost on the way, counted: A's tx drops and packet-socket send errors
+    (oerrors), the veth pair's own drops (kernel counters), B's
+    packet-socket ring overflows (imissed); and that little."""
     for i in range(2):
         tx, rx = vs[i].port("ul"), vs[1 - i].port("ul")
         kt, kr = net.kstats(i), net.kstats(1 - i)
@@ -329,6 +346,16 @@ def run(c, net, tmp, build, vs):
                 "on the underlay (counted)" % (e, i, d, lost),
                 json.dumps({"tx": tx["eth_stats"], "rx": rx["eth_stats"],
                             "ktx": kt, "krx": kr}))
+
+
+def run(c, net, tmp, build, vs):
+    start(c, net, tmp, build, vs)
+    check_traffic(c, net, vs)
+    check_refusals(c, vs[0])
+    check_config(c, net, vs)
+    ctr = [v.ctl("overlay-show --json")["counters"] for v in vs]
+    check_domains(c, net, vs, ctr)
+    check_underlay(c, net, vs, ctr)
     for i in range(2):
         check_metrics(c, vs[i], "vswd %d" % i)
     path = vs[0].ctl("port-add mt vhost-user --json")["path"]
@@ -338,14 +365,10 @@ def run(c, net, tmp, build, vs):
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--build", required=True)
-    ap.add_argument("--keep", action="store_true", help="keep the temp dir")
-    args = ap.parse_args()
-    if os.geteuid() != 0:
-        print("SKIP: network namespaces need root")
-        return SKIP
-    tmp = tempfile.mkdtemp(prefix="vsw-overlay-")
+    opened = netns.opening("vsw-overlay-")
+    if opened is None:
+        return netns.SKIP
+    args, tmp = opened
     checks = Checks()
     net = Net()
     vs = []

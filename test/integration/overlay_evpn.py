@@ -33,22 +33,20 @@ Steps (each timed; the figures are printed):
 Needs root (netns), gobgpd + gobgp (else exit 77).
 usage: overlay_evpn.py --build BUILD_DIR [--keep]
 """
-import argparse
 import os
 import signal
 import socket
 import struct
 import sys
-import tempfile
 import time
 
 from vswtest import netns
-from vswtest.bgp import Agent, Gobgpd, found as gobgp_found
+from vswtest.bgp import MISSING as GOBGP_MISSING, Agent, Gobgpd
+from vswtest.bgp import found as gobgp_found
 from vswtest.checks import Checks, vswd_end
 from vswtest.netns import sh
 from vswtest.vswd import Vswd
 
-SKIP = 77
 VNI = 100
 VTEP = ("10.0.0.1", "10.0.0.2")
 MOVE_BOUND_S = 10.0
@@ -450,17 +448,11 @@ def main():
     if len(sys.argv) == 4 and sys.argv[1] == "--garp":
         garp(sys.argv[2], sys.argv[3])
         return 0
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--build", required=True)
-    ap.add_argument("--keep", action="store_true", help="keep the temp dir")
-    args = ap.parse_args()
-    if os.geteuid() != 0:
-        print("SKIP: network namespaces need root")
-        return SKIP
-    if not gobgp_found():
-        print("SKIP: gobgpd/gobgp not installed (apt-get install gobgpd)")
-        return SKIP
-    tmp = tempfile.mkdtemp(prefix="overlay-evpn-")
+    opened = netns.opening("overlay-evpn-",
+                           (gobgp_found, GOBGP_MISSING))
+    if opened is None:
+        return netns.SKIP
+    args, tmp = opened
     checks = Checks()
     t = Test(args, tmp, checks)
     try:

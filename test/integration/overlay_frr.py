@@ -20,25 +20,30 @@ the agent's stop removing FRR's entries for 10.0.0.1.
 Needs root, gobgpd, FRR's /usr/lib/frr/{zebra,bgpd} and vtysh (else 77).
 usage: overlay_frr.py --build BUILD_DIR [--keep]
 """
-import argparse
 import os
 import shutil
 import signal
 import sys
-import tempfile
 import time
 
 from overlay_evpn import VNI, domain, remote_at, wait_until
 from vswtest import netns
-from vswtest.bgp import Agent, Gobgpd, found as gobgp_found
+from vswtest.bgp import MISSING as GOBGP_MISSING, Agent, Gobgpd
+from vswtest.bgp import found as gobgp_found
 from vswtest.checks import Checks, vswd_end
 from vswtest.netns import sh
 from vswtest.proc import Proc
 from vswtest.vswd import Vswd
 
-SKIP = 77
 FRR = "/usr/lib/frr"
+FRR_MISSING = "FRR not installed (apt-get install frr)"
 VTEP = ("10.0.0.1", "10.0.0.2")
+
+
+def frr_found():
+    return (os.access(os.path.join(FRR, "bgpd"), os.X_OK) and
+            os.access(os.path.join(FRR, "zebra"), os.X_OK) and
+            shutil.which("vtysh"))
 
 
 class Net:
@@ -242,22 +247,12 @@ def run(args, tmp, c):
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--build", required=True)
-    ap.add_argument("--keep", action="store_true", help="keep the temp dir")
-    args = ap.parse_args()
-    if os.geteuid() != 0:
-        print("SKIP: network namespaces need root")
-        return SKIP
-    if not gobgp_found():
-        print("SKIP: gobgpd/gobgp not installed (apt-get install gobgpd)")
-        return SKIP
-    if not (os.access(os.path.join(FRR, "bgpd"), os.X_OK) and
-            os.access(os.path.join(FRR, "zebra"), os.X_OK) and
-            shutil.which("vtysh")):
-        print("SKIP: FRR not installed (apt-get install frr)")
-        return SKIP
-    tmp = tempfile.mkdtemp(prefix="overlay-frr-")
+    opened = netns.opening("overlay-frr-",
+                           (gobgp_found, GOBGP_MISSING),
+                           (frr_found, FRR_MISSING))
+    if opened is None:
+        return netns.SKIP
+    args, tmp = opened
     os.chmod(tmp, 0o755)  # FRR's daemons (user frr) write under it
     checks = Checks()
     try:

@@ -274,10 +274,11 @@ class Rig:
         return sent, got, dups, gap
 
     def migrate_once(self, r, paused):
-        src, src_qmp = self.vm1, self.qmp
+        """One round: vm1 migrates from its port to the next one under
+        traffic (paused: the destination starts stopped and both ends' RAM
+        is compared), then the round's checks."""
         nxt = (self.at + 1) % len(VM1_PORTS)
         self.gen += 1
-        name = "vm1-%d" % self.gen
         uri = "unix:%s" % os.path.join(self.tmp, "mig-%d.sock" % self.gen)
         tag = "round %d %s->%s%s" % (r, VM1_PORTS[self.at], VM1_PORTS[nxt],
                                      " paused" if paused else "")
@@ -287,64 +288,23 @@ class Rig:
         t0 = time.monotonic()
         print("%s: settled in %.1f s" % (tag, t0 - ts))
         dst = qemu_guest.incoming_guest(
-            name, self.img, [self.nic1(nxt)], self.tmp, uri, paused=paused,
-            mem=guest_mem(self.args), extra=self.extra())
+            "vm1-%d" % self.gen, self.img, [self.nic1(nxt)], self.tmp, uri,
+            paused=paused, mem=guest_mem(self.args), extra=self.extra())
         dst_qmp = Qmp(dst.qmp_path)
         # the destination's vhost-user connection is up before we start
-        end = time.monotonic() + 20
-        while self.vswd.port(VM1_PORTS[nxt])["link"].startswith(
-                "down: no vhost-user"):
-            if time.monotonic() > end:
-                raise RuntimeError("%s: destination never connected" % tag)
-            time.sleep(0.1)
-        base = v0["ports"][VM1_PORTS[self.at]]
-        self.traffic_start()
-        t_ping = time.monotonic()
-        time.sleep(self.args.lead_s)
-        # both streams under way (busybox under TCG starts them slowly):
-        # vswd writing vm1's RX buffers while its RAM is being copied is
-        # what the dirty log is for
-        end = time.monotonic() + 20
-        while True:
-            p = self.vswd.port(VM1_PORTS[self.at])["virtq"]
-            moved = self.moved(p, base)
-            if min(moved) >= GATE_BYTES:
-                break
-            if time.monotonic() > end:
-                raise RuntimeError("%s: no traffic before the migration "
-                                   "(%d, %d bytes)" % ((tag,) + moved))
-            time.sleep(0.05)
-        seen = {"logging": 0}
-        src_port = VM1_PORTS[self.at]
-
-        def poll():
-            p = self.vswd.port(src_port)
-            seen["logging"] = max(seen["logging"], p["vrings_logging"])
-        t_mig = time.monotonic()
-        st = qemu_guest.migrate(src_qmp, uri, poll=poll,
-                                bandwidth=self.args.mig_mibps << 20)
-        print("%s: migration from %d to %d ms after the pings started" % (
-            tag, (t_mig - t_ping) * 1000, (time.monotonic() - t_ping) * 1000))
-        port = self.vswd.port(src_port)
-        seen["pages"] = port["log_pages"] - v0["ports"][src_port]["log_pages"]
-        during = self.moved(port["virtq"], p)
-        print("%s: on the source port from the traffic gate to the "
-              "switch-over: %d bytes to vm1, %d from it" % ((tag,) + during))
+        self.vswd.wait_connected(VM1_PORTS[nxt], tag)
+        t_ping, p = self.traffic_gate(tag, v0["ports"][VM1_PORTS[self.at]])
+        st, seen = self.migrate_logged(tag, uri, v0, t_ping, p)
         if paused:
             qemu_guest.wait_status(dst_qmp, "paused")
-            diff = ram_compare(tag, src_qmp, dst_qmp, self.tmp, r,
+            diff = ram_compare(tag, self.qmp, dst_qmp, self.tmp, r,
                                self.args)
             self.c.check(not diff, "%s: destination RAM == source RAM "
                          "after the migration (%d pages differ)" % (
                              tag, len(diff)))
             dst_qmp.cmd("cont")
         qemu_guest.attach_agent(dst)
-        try:
-            src_qmp.cmd("quit")
-        except Exception:  # noqa: BLE001 -- it may close first
-            pass
-        src_qmp.close()
-        src.kill()
+        qemu_guest.retire(self.vm1, self.qmp)
         self.vm1, self.qmp, self.at = dst, dst_qmp, nxt
         print("%s: migration %d ms (downtime %s ms), %d MiB sent; source "
               "logged %d pages" % (
@@ -356,6 +316,55 @@ class Rig:
                      "%s: the source port logged dirty pages (%d), both "
                      "vrings logging during the migration (%d)" % (
                          tag, seen["pages"], seen["logging"]))
+        self.check_pings(tag, paused)
+        self.check_round(tag, g0, v0)
+        self.times.append((tag, time.monotonic() - t0))
+
+    def traffic_gate(self, tag, base):
+        """Start the round's traffic and wait until both streams are
+        under way on vm1's port (busybox under TCG starts them slowly):
+        vswd writing vm1's RX buffers while its RAM is being copied is
+        what the dirty log is for. Returns (when the pings started, the
+        port's virtq counters at the gate)."""
+        self.traffic_start()
+        t_ping = time.monotonic()
+        time.sleep(self.args.lead_s)
+        end = time.monotonic() + 20
+        while True:
+            p = self.vswd.port(VM1_PORTS[self.at])["virtq"]
+            moved = self.moved(p, base)
+            if min(moved) >= GATE_BYTES:
+                return t_ping, p
+            if time.monotonic() > end:
+                raise RuntimeError("%s: no traffic before the migration "
+                                   "(%d, %d bytes)" % ((tag,) + moved))
+            time.sleep(0.05)
+
+    def migrate_logged(self, tag, uri, v0, t_ping, gate):
+        """Migrate vm1 to uri, watching its source port log; returns
+        (query-migrate's answer, {logging: the most vrings seen logging,
+        pages: pages the port logged since v0})."""
+        seen = {"logging": 0}
+        src_port = VM1_PORTS[self.at]
+
+        def poll():
+            p = self.vswd.port(src_port)
+            seen["logging"] = max(seen["logging"], p["vrings_logging"])
+        t_mig = time.monotonic()
+        st = qemu_guest.migrate(self.qmp, uri, poll=poll,
+                                bandwidth=self.args.mig_mibps << 20)
+        print("%s: migration from %d to %d ms after the pings started" % (
+            tag, (t_mig - t_ping) * 1000, (time.monotonic() - t_ping) * 1000))
+        port = self.vswd.port(src_port)
+        seen["pages"] = port["log_pages"] - v0["ports"][src_port]["log_pages"]
+        during = self.moved(port["virtq"], gate)
+        print("%s: on the source port from the traffic gate to the "
+              "switch-over: %d bytes to vm1, %d from it" % ((tag,) + during))
+        return st, seen
+
+    def check_pings(self, tag, paused):
+        """The round's traffic checked (traffic_check); the pings: no
+        duplicates and, unpaused, a bounded blackout."""
         t_done = time.monotonic()
         sent, got, dups, gap = self.traffic_check(tag)
         print("%s: traffic done %.1f s after the migration" % (
@@ -372,16 +381,19 @@ class Rig:
                          "%s: pings lost for at most %d ms in a row (%d)" % (
                              tag, self.args.max_gap_ms, gap * PING_MS))
         self.c.check(dups == 0, "%s: no duplicate ping replies" % tag)
+
+    def check_round(self, tag, g0, v0):
+        """The counters over the round (from g0, v0), and vm1's new port
+        live and not logging."""
         g1, v1 = self.settled()
         x = self.check_counters(tag, g0, v0, g1, v1)
-        p = self.vswd.port(VM1_PORTS[nxt])
+        p = self.vswd.port(VM1_PORTS[self.at])
         self.c.check(not p["dirty_log"] and p["vrings_live"] == 2,
                      "%s: destination port live, not logging" % tag)
         print("%s: vm1 ports deq %s enq %s, rarp %d" % (
             tag, [x["ports"][n]["deq_packets"] for n in VM1_PORTS],
             [x["ports"][n]["enq_packets"] for n in VM1_PORTS],
             x["ports"]["vm1*"].get("rarp_sent", 0)))
-        self.times.append((tag, time.monotonic() - t0))
 
     def stop(self):
         for g in (self.vm1, self.vm2):
@@ -481,18 +493,13 @@ def control(args, tmp, c):
                     " differ)" % (tag, len(diff)))
             dst_qmp.cmd("cont")
             qemu_guest.attach_agent(dst)
-            try:
-                qmp.cmd("quit")
-            except Exception:  # noqa: BLE001 -- it may close first
-                pass
-            qmp.close()
-            vm.kill()
+            qemu_guest.retire(vm, qmp)
             vm, qmp = dst, dst_qmp
     finally:
         vm.kill()
 
 
-def main():
+def parse_args():
     ap = argparse.ArgumentParser()
     ap.add_argument("--build", required=True)
     ap.add_argument("--rounds", type=int, default=10)
@@ -537,7 +544,11 @@ def main():
     ap.add_argument("--keep", action="store_true")
     ap.add_argument("--eal", action="append", default=[],
                     help="more EAL options for vswd (log levels)")
-    args = ap.parse_args()
+    return ap.parse_args()
+
+
+def main():
+    args = parse_args()
     sys.stdout.reconfigure(line_buffering=True)
     if qemu_guest.qemu_binary() is None:
         print("qemu-system-x86_64 not installed: skipped")

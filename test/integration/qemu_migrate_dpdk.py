@@ -275,12 +275,7 @@ class Rig:
             "vm1-%d" % self.gen, self.img, [self.nic(nxt)], self.tmp, uri,
             mem=GUEST_MEM, extra=self.extra())
         dst_qmp = Qmp(dst.qmp_path)
-        end = time.monotonic() + 20
-        while self.vswd.port(PORTS[nxt])["link"].startswith(
-                "down: no vhost-user"):
-            if time.monotonic() > end:
-                raise RuntimeError("%s: destination never connected" % tag)
-            time.sleep(0.1)
+        self.vswd.wait_connected(PORTS[nxt], tag)
         base = self.vswd.port(PORTS[self.at])
         nonce = (self.gen << 40) | random.getrandbits(40)
         self.peer.start(nonce)
@@ -289,12 +284,7 @@ class Rig:
                                 bandwidth=self.args.mig_mibps << 20)
         self.peer.switched()
         qemu_guest.attach_agent(dst)
-        try:
-            src_qmp.cmd("quit")
-        except Exception:  # noqa: BLE001 -- it may close first
-            pass
-        src_qmp.close()
-        src.kill()
+        qemu_guest.retire(src, src_qmp)
         self.vm1, self.qmp, self.at = dst, dst_qmp, nxt
         time.sleep(self.args.tail_s)
         self.peer.stop()

@@ -21,19 +21,16 @@ Needs root.
 
 usage: vswd_af_packet.py --build BUILD_DIR
 """
-import argparse
 import os
 import signal
 import subprocess
 import sys
-import tempfile
 import time
 
 from vswtest import netns
 from vswtest.checks import Checks, vswd_end
 from vswtest.vswd import Vswd
 
-SKIP = 77
 ROUNDS = 30
 FLOWS = 64
 # PACKET_FANOUT_HASH | (PACKET_FANOUT_FLAG_DEFRAG | _ROLLOVER) << 16, as
@@ -135,14 +132,10 @@ def run(c, ns, build, tmp, vs):
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--build", required=True)
-    ap.add_argument("--keep", action="store_true", help="keep the temp dir")
-    args = ap.parse_args()
-    if os.geteuid() != 0:
-        print("SKIP: network namespaces need root")
-        return SKIP
-    tmp = tempfile.mkdtemp(prefix="vsw-afp-")
+    opened = netns.opening("vsw-afp-")
+    if opened is None:
+        return netns.SKIP
+    args, tmp = opened
     checks = Checks()
     rig = netns.Rig()
     ns = "vswafp%d" % os.getpid()

@@ -190,21 +190,10 @@ def mbuf_extra(args):
     return ["--mbuf-size=%d" % args.mbuf_size] if args.mbuf_size else []
 
 
-def contents(c, tag, mbuf_size=None, queue_size=1024):
-    """Packet contents end to end. testpmd cannot check payloads, so a
-    second guest reads frames that carry their own proof (vswtest.payload:
-    sequence number, length, CRC-32) from a pcap file per queue (net_pcap
-    port 2), sends them on port 0 (vm1), and writes what port 1 (vm2)
-    receives to a pcap file per queue: pcap q -> port 0 q -> vswd ->
-    port 1 q -> pcap q (chained topology, io forwarding). Every frame
-    received must be intact and unique, in order per stream and queue, and
-    every frame not received a drop counted by the guest (TX) or vswd.
-    The sizes sweep the buffer-count boundaries of the guest's RX buffers
-    (data room + the 12 B header in the headroom) and 2 KiB buffers,
-    38 .. 9000 B; a smaller mbuf_size makes 9000 B frames span 9+
-    buffers."""
-    data_room = (mbuf_size or 2176) - 128
-    sizes = sweep_sizes([data_room + 12, 2048])
+def pcap_streams(c, tag, sizes):
+    """One input pcap file per queue, each frame of sizes twice in a
+    shuffled order; returns (frames per queue, the net_pcap vdev that
+    reads them and writes what comes back)."""
     rng = random.Random(7)
     streams, vdev = {}, "net_pcap0"
     for q in range(c.queues):
@@ -216,6 +205,12 @@ def contents(c, tag, mbuf_size=None, queue_size=1024):
         write_pcap(path, frames)
         vdev += ",rx_pcap=%s,tx_pcap=%s" % (
             path, os.path.join(c.tmp, "%s-out%d.pcap" % (tag, q)))
+    return streams, vdev
+
+
+def pcap_guest(c, tag, vdev, mbuf_size, queue_size):
+    """The guest that forwards pcap -> port 0, port 1 -> pcap (chained,
+    io), ready to start."""
     # --no-flush-rx: testpmd would otherwise read (and free) the pcap
     # frames before forwarding starts
     extra = ["--port-topology=chained", "--no-flush-rx"]
@@ -238,12 +233,19 @@ def contents(c, tag, mbuf_size=None, queue_size=1024):
     g.cmd("set portlist 2,0,1")
     g.cmd("set fwd io")
     g.cmd("clear port stats all")
+    return g
+
+
+def pcap_forward(c, g, total):
+    """Forward until the guest has read total frames from its pcap files
+    (or 20 s); returns (the guest's port stats, vswd's counter delta).
+    The guest quits, which closes the pcap files."""
     before = c.vswd.snapshot()
     g.cmd("start")
     end = time.monotonic() + 20
     while time.monotonic() < end:
         st = g.port_stats()
-        if st.get(2, {}).get("RX-packets", 0) >= sum(streams.values()):
+        if st.get(2, {}).get("RX-packets", 0) >= total:
             break
         time.sleep(0.2)
     g.settle()
@@ -251,13 +253,13 @@ def contents(c, tag, mbuf_size=None, queue_size=1024):
     gs = g.port_stats()
     time.sleep(0.2)
     x = snap_delta(c.vswd.snapshot(), before)
-    g.quit()  # closes the pcap files
-    v = Verdict(streams)
-    for q in range(c.queues):
-        for fr in read_pcap(os.path.join(c.tmp, "%s-out%d.pcap" % (tag, q))):
-            v.rx(fr, "q%d " % q)
-    print("%s: %d sizes %d..%d B, guest buffers %d B: %s" % (
-        tag, len(sizes), sizes[0], sizes[-1], data_room + 12, v))
+    g.quit()
+    return gs, x
+
+
+def check_contents(c, tag, v, gs, x, buf):
+    """The verdict v on what came back, against the guest's stats gs and
+    vswd's counters x; buf: the guest's RX buffer size."""
     c.check(gs[2]["RX-packets"] == v.sent,
             "%s: guest read every frame from its pcap files (%d of %d)" %
             (tag, gs[2]["RX-packets"], v.sent))
@@ -277,12 +279,38 @@ def contents(c, tag, mbuf_size=None, queue_size=1024):
             "%s: missing %d = guest TX drops %d + vswd's counted drops %d" %
             (tag, v.missing, guest_drops, drops))
     # the point is the buffer counts: every count up to 9000 B's arrived
-    buf = data_room + 12
     counts = {(n + 12 + buf - 1) // buf for n in v.good_lens}
     want = set(range(1, (9000 + 12 + buf - 1) // buf + 1))
     c.check(want <= counts, "%s: frames of 1..%d guest buffers arrived "
             "intact (%d of %d frames; buffer counts %s)" % (
                 tag, max(want), v.good, v.sent, sorted(counts)))
+
+
+def contents(c, tag, mbuf_size=None, queue_size=1024):
+    """Packet contents end to end. testpmd cannot check payloads, so a
+    second guest reads frames that carry their own proof (vswtest.payload:
+    sequence number, length, CRC-32) from a pcap file per queue (net_pcap
+    port 2), sends them on port 0 (vm1), and writes what port 1 (vm2)
+    receives to a pcap file per queue: pcap q -> port 0 q -> vswd ->
+    port 1 q -> pcap q (chained topology, io forwarding). Every frame
+    received must be intact and unique, in order per stream and queue, and
+    every frame not received a drop counted by the guest (TX) or vswd.
+    The sizes sweep the buffer-count boundaries of the guest's RX buffers
+    (data room + the 12 B header in the headroom) and 2 KiB buffers,
+    38 .. 9000 B; a smaller mbuf_size makes 9000 B frames span 9+
+    buffers."""
+    data_room = (mbuf_size or 2176) - 128
+    sizes = sweep_sizes([data_room + 12, 2048])
+    streams, vdev = pcap_streams(c, tag, sizes)
+    g = pcap_guest(c, tag, vdev, mbuf_size, queue_size)
+    gs, x = pcap_forward(c, g, sum(streams.values()))
+    v = Verdict(streams)
+    for q in range(c.queues):
+        for fr in read_pcap(os.path.join(c.tmp, "%s-out%d.pcap" % (tag, q))):
+            v.rx(fr, "q%d " % q)
+    print("%s: %d sizes %d..%d B, guest buffers %d B: %s" % (
+        tag, len(sizes), sizes[0], sizes[-1], data_room + 12, v))
+    check_contents(c, tag, v, gs, x, data_room + 12)
 
 
 def case_simple(c):

@@ -32,18 +32,25 @@ struct ctx *
 setup(void)
 {
 	struct ctx *c = ctx_new(1, 4, 1);
+
+	add_rule(c, "in_port=p0,actions=output:p3");
+	domain_setup(c);
+	return c;
+}
+
+void
+domain_setup(struct ctx *c)
+{
 	struct vsw_overlay_config oc = {.underlay = 0, .local_ip = LOCAL,
 		.mtu = MTU};
 
 	memcpy(oc.local_mac, local_mac, 6);
-	add_rule(c, "in_port=p0,actions=output:p3");
 	assert_int_equal(vsw_switch_overlay_set(c->sw, &oc), 0);
 	assert_int_equal(vsw_switch_domain_add(c->sw, VNI), 0);
 	assert_int_equal(vsw_switch_domain_port_add(c->sw, VNI, 1), 0);
 	assert_int_equal(vsw_switch_domain_port_add(c->sw, VNI, 2), 0);
 	assert_int_equal(vsw_switch_vtep_add(c->sw, VNI, VT2), 0);
 	assert_int_equal(vsw_switch_vtep_add(c->sw, VNI, VT3), 0);
-	return c;
 }
 
 void

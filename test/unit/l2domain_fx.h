@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * The L2 domain tests' fixture (l2domain_fx.c), shared by test_l2domain.c
- * and test_l2domain_arp.c: a switch on ring ports (switch_harness.h), p0
+ * The L2 domain tests' fixture (l2domain_fx.c), shared by test_l2domain.c,
+ * test_l2domain_arp.c and test_l2domain_offload.c: a switch on ring ports (switch_harness.h), p0
  * the underlay, p1 and p2 local ports of domain VNI, p3 a port the rule
  * table serves; remote VTEPs VT2 and VT3.
  */
@@ -32,6 +32,9 @@ extern struct tl_rng test_rng;
 uint64_t ovc(struct ctx *c, enum vsw_overlay_counter k);
 /* The switch above: domain VNI on p1, p2, VTEPs VT2 and VT3, MTU. */
 struct ctx *setup(void);
+/* setup()'s overlay on c (p0 its underlay, ports p1 and p2): for a
+ * switch of other ports and rules (test_l2domain_offload.c). */
+void domain_setup(struct ctx *c);
 void put32(uint8_t *p, uint32_t v);
 /* An ARP packet on the underlay: op 1 or 2, sender (mac, spa), target
  * tpa. */

@@ -21,67 +21,28 @@
 
 #include <vsw/vxlan.h>
 
+#include "l2domain_fx.h"
 #include "switch_harness.h"
 #include "tl_mbuf.h"
 #include "tl_pkt.h"
 #include "tl_rng.h"
 
-#define VNI 100
-#define LOCAL 0x0a000001u
-#define VT2 0x0a000002u
-#define VT3 0x0a000003u
-#define MTU 1500
 #define INNER_MAX (MTU - 36) /* inner frame bytes the underlay carries */
 #define FRAME_MAX 65600
 
-static const uint8_t local_mac[6] = {0x02, 0xaa, 0, 0, 0, 1};
-static const uint8_t vt_mac[2][6] = {
-	{0x02, 0xbb, 0, 0, 0, 2}, {0x02, 0xbb, 0, 0, 0, 3}};
-static struct tl_rng rng;
 static uint8_t frame[FRAME_MAX], got[FRAME_MAX];
 
-static uint64_t
-ovc(struct ctx *c, enum vsw_overlay_counter k)
-{
-	uint64_t v[VSW_OVERLAY_N_COUNTERS];
-
-	vsw_switch_overlay_stats(c->sw, v);
-	return v[k];
-}
-
-/* p0 underlay, p1 and p2 in domain VNI, VTEPs 2 and 3 resolved, the
- * remote MAC r9 behind VTEP 3. */
+/* The shared fixture's domain on p0 (underlay), p1 and p2, VTEPs 2 and 3
+ * resolved by ARP, the remote MAC r9 behind VTEP 3. */
 static struct ctx *
-setup(void)
+offload_setup(void)
 {
 	struct ctx *c = ctx_new(1, 3, 1);
-	struct vsw_overlay_config oc = {
-		.underlay = 0, .local_ip = LOCAL, .mtu = MTU};
 	uint8_t r9[6];
 
-	memcpy(oc.local_mac, local_mac, 6);
-	assert_int_equal(vsw_switch_overlay_set(c->sw, &oc), 0);
-	assert_int_equal(vsw_switch_domain_add(c->sw, VNI), 0);
-	assert_int_equal(vsw_switch_domain_port_add(c->sw, VNI, 1), 0);
-	assert_int_equal(vsw_switch_domain_port_add(c->sw, VNI, 2), 0);
-	for (unsigned v = 0; v < 2; v++) {
-		uint8_t a[60] = {0};
-		struct rte_mbuf *m;
-
-		memset(a, 0xff, 6);
-		memcpy(a + 6, vt_mac[v], 6);
-		memcpy(a + 12, (const uint8_t[]){8, 6, 0, 1, 8, 0, 6, 4, 0, 2},
-			10);
-		memcpy(a + 22, vt_mac[v], 6);
-		memcpy(a + 28, (const uint8_t[]){10, 0, 0, (uint8_t)(2 + v)},
-			4);
-		memcpy(a + 38, (const uint8_t[]){10, 0, 0, 1}, 4);
-		assert_int_equal(
-			vsw_switch_vtep_add(c->sw, VNI, v ? VT3 : VT2), 0);
-		m = tl_mbuf_build_at(pool, a, 60, 0, RTE_PKTMBUF_HEADROOM);
-		inject(c, 0, &m, 1);
-		poll_all(c);
-	}
+	domain_setup(c);
+	resolve(c, vt2_mac, VT2);
+	resolve(c, vt3_mac, VT3);
 	assert_int_equal(ovc(c, VSW_OVERLAY_ARP_CONSUMED), 2);
 	host_mac(9, r9);
 	assert_int_equal(vsw_switch_domain_mac_add(c->sw, VNI, r9, VT3), 0);
@@ -103,13 +64,13 @@ build(struct spec *s)
 	host_mac(9, r9);
 	host_mac(1, h1);
 	s->p.tcp_flags = 0x19; /* FIN PSH ACK */
-	tl_pkt_build(frame, &s->p, s->bcast ? bcast : r9, h1, &rng);
+	tl_pkt_build(frame, &s->p, s->bcast ? bcast : r9, h1, &test_rng);
 }
 
 static struct rte_mbuf *
 to_mbuf(const struct spec *s, uint64_t extra_ol)
 {
-	struct rte_mbuf *m = tl_pkt_mbuf(pool, frame, &s->p, &rng);
+	struct rte_mbuf *m = tl_pkt_mbuf(pool, frame, &s->p, &test_rng);
 
 	assert_non_null(m);
 	m->ol_flags |= extra_ol;
@@ -122,7 +83,7 @@ static uint32_t
 ref_decap(const uint8_t *p, uint32_t len, unsigned vt)
 {
 	assert_true(len >= 50 && len - 14 <= MTU);
-	assert_memory_equal(p, vt_mac[vt - 2], 6);
+	assert_memory_equal(p, vt == 2 ? vt2_mac : vt3_mac, 6);
 	assert_memory_equal(p + 6, local_mac, 6);
 	assert_int_equal(tl_rd16(p + 12), 0x0800);
 	assert_int_equal(p[14], 0x45);
@@ -274,7 +235,7 @@ one_case(struct ctx *c, struct spec *s)
 static void
 test_tso(void **state)
 {
-	struct ctx *c = setup();
+	struct ctx *c = offload_setup();
 	const uint32_t omss4 = INNER_MAX - 54, omss6 = INNER_MAX - 74;
 	struct spec cases[] = {
 		{.p.tso = true, .p.payload = 65535 - 40, .p.mss = 1460},
@@ -303,8 +264,8 @@ test_tso(void **state)
 		struct spec s = {
 			.p.tso = true, .p.v6 = i & 1, .bcast = i % 5 == 0};
 
-		s.p.mss = tl_rand_range(&rng, 200, 9000);
-		s.p.payload = tl_rand_range(&rng, 1, 60000);
+		s.p.mss = tl_rand_range(&test_rng, 200, 9000);
+		s.p.payload = tl_rand_range(&test_rng, 1, 60000);
 		one_case(c, &s);
 	}
 	ctx_free(c);
@@ -314,7 +275,7 @@ test_tso(void **state)
 static void
 test_csum(void **state)
 {
-	struct ctx *c = setup();
+	struct ctx *c = offload_setup();
 
 	(void)state;
 	for (unsigned i = 0; i < 64; i++) {
@@ -322,8 +283,9 @@ test_csum(void **state)
 			.p.udp = i & 1, .p.v6 = i & 2, .bcast = i % 7 == 0};
 		uint32_t hl = 14 + (s.p.v6 ? 40 : 20) + (s.p.udp ? 8 : 20);
 
-		s.p.payload = i < 4 ? INNER_MAX - hl
-				    : tl_rand_range(&rng, 0, INNER_MAX - hl);
+		s.p.payload =
+			i < 4 ? INNER_MAX - hl
+			      : tl_rand_range(&test_rng, 0, INNER_MAX - hl);
 		one_case(c, &s);
 	}
 	ctx_free(c);
@@ -333,7 +295,7 @@ test_csum(void **state)
 static void
 test_cannot(void **state)
 {
-	struct ctx *c = setup();
+	struct ctx *c = offload_setup();
 	struct spec s = {.p.tso = true, .p.payload = 3000, .p.mss = 1460};
 	struct spec u = {.p.udp = true, .p.payload = 100};
 	struct rte_mbuf *m[4], *out[8];
@@ -362,7 +324,7 @@ static int
 group_setup(void **state)
 {
 	(void)state;
-	tl_rng_init(&rng, "test_l2domain_offload", 0x17);
+	tl_rng_init(&test_rng, "test_l2domain_offload", 0x17);
 	return harness_setup("vsw_test_l2domain_offload");
 }
 

@@ -59,5 +59,28 @@ int test_virtq_packed_log_run(void);
 int test_virtq_packed_offl_run(void);
 int test_virtq_packed_inorder_run(void);
 int test_virtq_packed_batch_run(void);
+int test_virtq_packed_batch_lens_run(void);
+
+/* test_virtq_packed_batch.c's frames and helpers, shared with
+ * test_virtq_packed_batch_lens.c. */
+extern uint8_t pb_frames[64][3000];
+/* The RX chains the guest has posted and the device not yet taken, in
+ * ring order (their capacities), across bursts. */
+struct rxm {
+	uint32_t cap[4096];
+	uint32_t head, tail;
+};
+
+void pb_rx_seq(struct pfx *f, struct rxm *r, const char *kinds,
+	const uint32_t *caps, uint32_t npk, const uint32_t *plens, bool seg2);
+/* A TX buffer: header + n bytes of pb_frames[k]; its gpa. */
+uint64_t pb_tx_raw_buf(struct pfx *f, uint32_t k, uint32_t n);
+/* Dequeues one burst; the frames listed in want[] must come out, in
+ * order; returns the count. */
+uint16_t pb_deq_expect(struct pfx *f, const uint32_t *want, uint16_t n,
+	uint32_t len);
+/* Checks the used descriptor at slot: id, len and this lap's flags. */
+void pb_used_at(struct pfx *f, uint16_t slot, uint16_t id, uint32_t len,
+	bool wrap);
 
 #endif /* VSW_TEST_VIRTQ_PACKED_H */

@@ -37,6 +37,9 @@ def gobgpd_config(router_id, local_addr, neighbours, hold=9):
     return "\n".join(lines) + "\n"
 
 
+MISSING = "gobgpd/gobgp not installed (apt-get install gobgpd)"
+
+
 def found():
     return shutil.which("gobgpd") and shutil.which("gobgp")
 

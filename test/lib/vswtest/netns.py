@@ -1,9 +1,11 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """Network namespaces and veth pairs for the integration tests that give
 vswd the kernel as its outside world (overlay_dp.py, overlay_evpn.py,
-overlay_frr.py, vswd_pvp.py): each builds its own topology from these
-steps, names everything after its pid and takes it all down in a finally
-block (Rig.down: the root-side links it made, then the namespaces).
+overlay_frr.py, vswd_pvp.py, vswd_af_packet.py): each builds its own
+topology from these steps, names everything after its pid and takes it
+all down in a finally block (Rig.down: the root-side links it made, then
+the namespaces). All but vswd_pvp.py open alike (opening: --build,
+--keep, skip unless root and their tools are there).
 
 A "nic" is a veth end vswd opens with net_af_packet: up, no IPv6 (no
 router solicitations learned as MACs, counters that stand still), no
@@ -12,13 +14,36 @@ offloads (whole frames with checksums, as a NIC hands them over). A
 guests' traffic (ping, a TCP stream with its md5) runs netns_tool.py in
 their namespace. Needs root.
 """
+import argparse
 import os
 import subprocess
 import sys
+import tempfile
 
 TOOL = os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir,
                     os.pardir, "integration", "netns_tool.py")
 TOOL = os.path.normpath(TOOL)
+SKIP = 77  # meson's exit status for a skipped test
+
+
+def opening(prefix, *needs):
+    """The opening the namespace tests share. Parse --build BUILD_DIR and
+    --keep; print why and return None (the test returns SKIP) when this
+    is not root or when one of needs, (found, message) pairs tried in
+    order (found() true when the tool is there), is missing; else
+    (args, tmp) with tmp a new temp dir named prefix*."""
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--build", required=True)
+    ap.add_argument("--keep", action="store_true", help="keep the temp dir")
+    args = ap.parse_args()
+    if os.geteuid() != 0:
+        print("SKIP: network namespaces need root")
+        return None
+    for found, message in needs:
+        if not found():
+            print("SKIP: %s" % message)
+            return None
+    return args, tempfile.mkdtemp(prefix=prefix)
 
 
 def sh(*argv, check_rc=True, timeout=30):

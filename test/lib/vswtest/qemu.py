@@ -389,6 +389,17 @@ def attach_agent(g, timeout=30):
     g.boot_s = 0.0
 
 
+def retire(src, src_qmp):
+    """The source QEMU once the destination runs: quit it (it may close
+    the monitor first), close its monitor, kill what is left."""
+    try:
+        src_qmp.cmd("quit")
+    except Exception:  # noqa: BLE001 -- it may close first
+        pass
+    src_qmp.close()
+    src.kill()
+
+
 def migrate(src_qmp, uri, timeout=120, downtime_ms=300, bandwidth=1 << 30,
             poll=None):
     """Migrate the guest behind src_qmp to uri; returns query-migrate's

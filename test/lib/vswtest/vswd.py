@@ -128,6 +128,16 @@ class Vswd(Ctl):
         raise RuntimeError("vswd ports %s not up (%d vrings)" % (names,
                                                                  vrings))
 
+    def wait_connected(self, name, what, timeout=20.0):
+        """Port name has a vhost-user connection (a migration's
+        destination QEMU is attached before the migration starts);
+        RuntimeError naming what when not within timeout."""
+        end = time.monotonic() + timeout
+        while self.port(name)["link"].startswith("down: no vhost-user"):
+            if time.monotonic() > end:
+                raise RuntimeError("%s: destination never connected" % what)
+            time.sleep(0.1)
+
     def shutdown(self, how="shutdown", timeout=30.0):
         """Graceful stop by the `shutdown` command or SIGTERM; returns
         {status (of the command), rc (None: still running after timeout),

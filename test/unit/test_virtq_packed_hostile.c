@@ -23,6 +23,9 @@
  *  11. RX buffer id out of range
  *  12. 200 queues of random garbage: no crash, every dropped chain and
  *      every broken ring counted with exactly one reason
+ *  13. RX buffers on the ring itself: each packet re-arms its slot for
+ *      the next lap; a burst still takes at most the ring's size of
+ *      slots (the rest is ring-full) and the used position follows
  */
 #include <stdio.h>
 #include <string.h>
@@ -311,6 +314,50 @@ test_ph_garbage(void **state)
 	}
 }
 
+/* 13: each RX buffer is its own descriptor; the packet's 4 bytes land on
+ * its id and flags and make it available again in the next lap. */
+static void
+test_ph_rx_on_ring(void **state)
+{
+	static const uint32_t sizes[] = {1, 2, 4, 5};
+	uint32_t k;
+
+	(void)state;
+	for (k = 0; k < RTE_DIM(sizes); k++) {
+		uint32_t size = sizes[k], n = 2 * size + 1, s;
+		struct pfx *f = pfx_new(size, F_STD);
+		struct rte_mbuf *m[16];
+		uint16_t rearm = TGP_F_USED | WR; /* available in lap 0 */
+
+		for (s = 0; s < size; s++)
+			tgp_desc_raw(&f->q, (uint16_t)s,
+				f->q.cfg.desc_gpa + 16ull * s, 16,
+				(uint16_t)s, AV(true) | WR);
+		for (s = 0; s < n; s++) {
+			uint8_t *p;
+
+			m[s] = pfx_mbuf(4, 0);
+			p = rte_pktmbuf_mtod(m[s], uint8_t *);
+			p[0] = (uint8_t)(s % size);
+			p[1] = 0;
+			p[2] = (uint8_t)rearm;
+			p[3] = (uint8_t)(rearm >> 8);
+		}
+		assert_int_equal(vsw_virtq_enqueue_burst(f->vq, m,
+					 (uint16_t)n), size);
+		for (s = 0; s < n; s++)
+			rte_pktmbuf_free(m[s]);
+		for (s = 0; s < size; s++)
+			used_is(f, (uint16_t)s, 16, 1);
+		assert_int_equal(vsw_virtq_last_avail_idx(f->vq), 0);
+		assert_int_equal(vsw_virtq_last_used_idx(f->vq), 0);
+		assert_false(vsw_virtq_broken(f->vq));
+		PFX_EXPECT(f, {S(ENQ_PACKETS), size}, {S(ENQ_BYTES), 4 * size},
+			{S(ENQ_DROP_RING_FULL), n - size}, {S(NOTIFY_SENT), 1});
+		pfx_free(f);
+	}
+}
+
 #define T(fn)                                                                  \
 	cmocka_unit_test_setup_teardown(fn, pfx_pool_setup, pfx_pool_teardown)
 
@@ -325,6 +372,7 @@ test_virtq_packed_hostile_run(void)
 		T(test_ph_indirect_rx),
 		T(test_ph_desc),
 		T(test_ph_garbage),
+		T(test_ph_rx_on_ring),
 	};
 
 	return cmocka_run_group_tests_name("virtq_packed_hostile", tests,

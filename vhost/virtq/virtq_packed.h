@@ -46,14 +46,32 @@ packed_advance(const struct vsw_virtq *vq, uint16_t *idx, bool *wrap,
 	*idx = (uint16_t)i;
 }
 
-/* The flags of the slot at the device's avail position (acquire). */
+/*
+ * Ring slots taken since the last flush (their used descriptors not yet
+ * written): from the used position to the avail position. In a ring that
+ * holds still a burst cannot take more than the ring's size, but a guest
+ * that rewrites its ring during the burst (or puts its RX buffers on the
+ * ring, so that the device's own copies rewrite it) can make taken slots
+ * available again: more chains than the shadow holds, and a used position
+ * that no longer follows the avail one. So nothing is taken past it.
+ */
+static __rte_always_inline uint32_t
+packed_taken(const struct vsw_virtq *vq)
+{
+	uint32_t d = (uint32_t)vq->last_avail_idx - vq->last_used_idx;
+
+	return vq->avail_wrap == vq->used_wrap ? d : d + vq->size;
+}
+
+/* The flags of the slot at the device's avail position (acquire), and
+ * room for a chain (packed_taken). */
 static __rte_always_inline bool
 packed_head_ready(const struct vsw_virtq *vq)
 {
 	uint16_t f = __atomic_load_n(&vq->pdesc[vq->last_avail_idx].flags,
 		__ATOMIC_ACQUIRE);
 
-	return packed_avail(f, vq->avail_wrap);
+	return packed_avail(f, vq->avail_wrap) && packed_taken(vq) < vq->size;
 }
 
 /*
@@ -81,7 +99,8 @@ packed_batch_read(const struct vsw_virtq *vq, struct vring_packed_desc *d,
 	uint16_t bad = 0;
 
 	if ((idx & (PACKED_BATCH - 1)) != 0 || idx + PACKED_BATCH > vq->size ||
-		vq->budget < PACKED_BATCH)
+		vq->budget < PACKED_BATCH ||
+		packed_taken(vq) + PACKED_BATCH > vq->size)
 		return false;
 	r = &vq->pdesc[idx];
 	for (i = 0; i < PACKED_BATCH; i++)
@@ -137,6 +156,7 @@ struct virtq_pwalk {
 	uint32_t n;      /* indirect: entries in the table */
 	uint32_t count;  /* indirect: entries taken */
 	uint32_t ring_n; /* ring slots taken */
+	uint32_t room;   /* ring slots it may take (packed_taken) */
 	uint16_t slot;   /* ring slot of the current ring descriptor */
 	bool wrap;       /* its wrap counter */
 	bool indirect;
@@ -171,6 +191,7 @@ virtq_pwalk_start(struct vsw_virtq *vq, struct virtq_pwalk *w, uint16_t dir)
 	w->slot = vq->last_avail_idx;
 	w->wrap = vq->avail_wrap;
 	w->ring_n = 1;
+	w->room = vq->size - packed_taken(vq);
 	w->indirect = false;
 	w->dir = dir;
 	w->id = v->id;

@@ -18,7 +18,9 @@
  * Every descriptor read (ring slot, table entry, slot skipped) is charged
  * to the burst's budget, as in virtq_desc.c; the bursts check it before
  * each chain. Skipping a chain longer than chain_lim reads at most the
- * ring's size of slots: the end must be found to go on.
+ * ring's size of slots: the end must be found to go on. No chain runs
+ * into the slots its burst took before it (w->room, packed_taken): that is
+ * a loop too, as it can only be in a ring rewritten during the burst.
  *
  * Runs on the queue's poller; reads each descriptor once.
  */
@@ -117,9 +119,10 @@ pwalk_ring_load(struct vsw_virtq *vq, struct virtq_pwalk *w)
 	w->flags = d.flags;
 	w->id = d.id;
 	/* chain_lim <= size: a ring of at most CHAIN_MAX has no longer
-	 * chain but a loop; a longer one is skipped (flags kept for it) */
-	if (unlikely(++w->ring_n > vq->chain_lim)) {
-		if (w->ring_n <= vq->size) /* skipped to its end */
+	 * chain but a loop; a longer one is skipped (flags kept for it).
+	 * Past room it runs into the burst's own slots: a loop too. */
+	if (unlikely(++w->ring_n > vq->chain_lim || w->ring_n > w->room)) {
+		if (w->ring_n <= w->room) /* skipped to its end */
 			return pwalk_fail(w, VSW_VIRTQ_STAT_ERR_CHAIN_LEN);
 		w->flags |= VRING_DESC_F_NEXT; /* no end: finish fails */
 		return pwalk_fail(w, VSW_VIRTQ_STAT_ERR_DESC_LOOP);
@@ -161,7 +164,7 @@ virtq_pwalk_skip(struct vsw_virtq *vq, struct virtq_pwalk *w)
 			w->err = VSW_VIRTQ_STAT_ERR_DESC_NOT_AVAIL;
 			return -1;
 		}
-		if (unlikely(++w->ring_n > vq->size)) {
+		if (unlikely(++w->ring_n > w->room)) {
 			w->err = VSW_VIRTQ_STAT_ERR_DESC_LOOP;
 			return -1;
 		}

@@ -431,6 +431,7 @@ main(int argc, char **argv)
 	rc |= test_virtq_isa_run();
 	rc |= test_virtq_inorder_run();
 	rc |= test_virtq_prefetch_run();
+	rc |= test_virtq_defer_run();
 	rte_mempool_free(test_pool);
 	rte_eal_cleanup();
 	return rc;

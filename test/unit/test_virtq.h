@@ -87,5 +87,6 @@ int test_virtq_datapath_select(void);
 int test_virtq_isa_run(void);
 int test_virtq_inorder_run(void); /* test_virtq_inorder.c */
 int test_virtq_prefetch_run(void); /* test_virtq_prefetch.c */
+int test_virtq_defer_run(void); /* test_virtq_defer.c */
 
 #endif /* VSW_TEST_VIRTQ_H */

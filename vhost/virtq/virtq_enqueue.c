@@ -7,6 +7,13 @@
  * one chain. Used entries collect in the shadow ring and are published once
  * per burst (virtq_notify.c).
  *
+ * Deferred copies: without dirty logging, a frame's copies of at most
+ * VIRTQ_DEFER_LEN bytes (past the header, from mbuf data) are noted in
+ * vq->defer and done after the burst's last chain was walked, so the
+ * buffers' misses of a burst overlap (each chain's first lines were
+ * prefetched as it was taken); larger copies run at once. A packet that
+ * fails drops its noted copies (its chains may go to the next packet).
+ *
  * Co-alignment: with cfg.hdr_coalign, when the first mbuf segment is ours
  * alone (direct, refcnt 1) and has headroom, the header is written into
  * that headroom so header and data go to the guest as one run. Measured
@@ -38,6 +45,7 @@ struct enq_pkt {
 	uint64_t nb_gpa[2];  /* their guest addresses (dirty logging) */
 	uint16_t start_avail;
 	uint32_t start_shadow;
+	uint32_t start_defer;
 	uint16_t avail_end;
 };
 
@@ -162,6 +170,38 @@ enq_offload_hdr(const struct vsw_virtq *vq, const struct rte_mbuf *m,
 }
 
 /*
+ * One frame copy of k bytes from mbuf data: noted for the end of the burst
+ * (defer: no dirty log; constant per instance) when it is small and the
+ * burst has room left, else done now.
+ */
+static __rte_always_inline void
+enq_data_copy(struct vsw_virtq *vq, uint8_t *dp, const uint8_t *sp,
+	uint32_t k, bool defer)
+{
+	if (defer && k <= VIRTQ_DEFER_LEN && vq->defer_n < VIRTQ_DEFER_MAX) {
+		struct virtq_defer *d = &vq->defer[vq->defer_n++];
+
+		d->dst = dp;
+		d->src = sp;
+		d->len = k;
+		return;
+	}
+	vsw_copy(dp, sp, k);
+}
+
+/* The burst's deferred copies, before its used entries are published. */
+static __rte_always_inline void
+enq_defer_run(struct vsw_virtq *vq)
+{
+	uint32_t i;
+
+	for (i = 0; i < vq->defer_n; i++)
+		vsw_copy(vq->defer[i].dst, vq->defer[i].src,
+			vq->defer[i].len);
+	vq->defer_n = 0;
+}
+
+/*
  * Copies sp/sl, then the segments from seg on, into the packet's chains
  * (the first one taken). Returns ENQ_OK, an ENQ_DROP_* counter (p->w.err
  * set for BAD_DESC), or ENQ_BROKEN. log (constant per instance): note
@@ -207,7 +247,9 @@ enq_copy(struct vsw_virtq *vq, struct enq_pkt *p, const uint8_t *sp,
 			enq_note_nb(p, dp, dgpa, k, log);
 		if (p->off == 0 && k == vq->hdr_len) /* the header, whole */
 			virtq_hdr_store(dp, sp, k);
-		else
+		else if (p->off >= vq->hdr_len) /* frame bytes: mbuf data */
+			enq_data_copy(vq, dp, sp, VIRTQ_COPY_LEN(k), !log);
+		else /* (part of) the header: it lives on our stack */
 			vsw_copy(dp, sp, VIRTQ_COPY_LEN(k));
 		if (log) {
 			virtq_log_write(vq, dgpa, k);
@@ -243,6 +285,7 @@ enqueue_one(struct vsw_virtq *vq, struct rte_mbuf *m, uint16_t avail_end,
 	p.nb[0] = p.nb[1] = NULL;
 	p.start_avail = vq->last_avail_idx;
 	p.start_shadow = vq->shadow_n;
+	p.start_defer = vq->defer_n;
 	p.avail_end = avail_end;
 	if (unlikely(m->pkt_len + vq->hdr_len > vq->max_pkt_len))
 		return VSW_VIRTQ_STAT_ENQ_DROP_TOO_LARGE;
@@ -255,6 +298,7 @@ enqueue_one(struct vsw_virtq *vq, struct rte_mbuf *m, uint16_t avail_end,
 	if (likely(rc == ENQ_OK))
 		rc = enq_copy(vq, &p, sp, sl, seg, mrg, log);
 	if (unlikely(rc != ENQ_OK)) {
+		vq->defer_n = p.start_defer;
 		*why = p.w.err;
 		return rc;
 	}
@@ -334,6 +378,8 @@ enqueue_burst(struct vsw_virtq *vq, struct rte_mbuf **pkts, uint16_t n,
 		virtq_count(vq, VSW_VIRTQ_STAT_ENQ_GSO_PACKETS, gso);
 		virtq_count(vq, VSW_VIRTQ_STAT_ENQ_CSUM_PARTIAL, csum);
 	}
+	if (!log)
+		enq_defer_run(vq);
 	virtq_flush_used(vq);
 	return out;
 }

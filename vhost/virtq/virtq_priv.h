@@ -29,6 +29,20 @@ struct virtq_used_shadow {
 	uint32_t len;
 };
 
+/*
+ * A split RX copy of at most VIRTQ_DEFER_LEN bytes, held to the end of the
+ * burst (virtq_enqueue.c): the burst's chains are all walked, and their
+ * buffers prefetched, before the first of these copies stalls on a miss
+ * (lib/vhost's batch copies do the same up to its MAX_BATCH_LEN, 256).
+ */
+#define VIRTQ_DEFER_LEN 256u
+#define VIRTQ_DEFER_MAX (2 * VSW_VIRTQ_BURST_MAX) /* more: copied at once */
+struct virtq_defer {
+	uint8_t *dst;
+	const uint8_t *src;
+	uint32_t len;
+};
+
 /* Dirty-log bits of a burst, by 64-page word, ORed in at its end. */
 #define VIRTQ_LOG_CACHE 8
 struct virtq_log_entry {
@@ -39,8 +53,9 @@ struct virtq_log_entry {
 /*
  * The queue. Line 0 holds what every burst reads (ring pointers, sizes,
  * indices, flags); line 1 the shadow count and the notify path, then the
- * counters; cold fields last; the shadow used ring (cfg.size entries,
- * filled per burst and published once) follows on its own lines.
+ * counters; cold fields last; the split RX's deferred copies and the
+ * shadow used ring (cfg.size entries, filled per burst and published
+ * once) follow on their own lines.
  */
 struct vsw_virtq {
 	union { /* which one: packed */
@@ -87,6 +102,7 @@ struct vsw_virtq {
 	uint64_t used_gpa;     /* for logging used-ring writes (packed: the
 				* device event area) */
 	uint32_t log_n;        /* entries in log_cache */
+	uint32_t defer_n;      /* entries in defer (split RX, this burst) */
 	uint64_t stats[VSW_VIRTQ_STAT__MAX];
 	struct virtq_log_entry log_cache[VIRTQ_LOG_CACHE];
 	/* cold */
@@ -94,6 +110,7 @@ struct vsw_virtq {
 	const char *name;
 	uint64_t log_next_tsc; /* rate limiter for guest-error log lines */
 	uint32_t log_suppressed;
+	struct virtq_defer defer[VIRTQ_DEFER_MAX] __rte_cache_aligned;
 	struct virtq_used_shadow shadow[] __rte_cache_aligned;
 };
 _Static_assert(offsetof(struct vsw_virtq, shadow_n) == RTE_CACHE_LINE_SIZE,

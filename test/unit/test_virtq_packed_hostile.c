@@ -25,7 +25,9 @@
  *      every broken ring counted with exactly one reason
  *  13. RX buffers on the ring itself: each packet re-arms its slot for
  *      the next lap; a burst still takes at most the ring's size of
- *      slots (the rest is ring-full) and the used position follows
+ *      slots (the rest is ring-full) and the used position follows;
+ *      re-armed slots are not taken by the four-chain batch either, and
+ *      a chain running into a slot its burst took is a loop (broken)
  */
 #include <stdio.h>
 #include <string.h>
@@ -358,6 +360,94 @@ test_ph_rx_on_ring(void **state)
 	}
 }
 
+/* A descriptor image, as the guest (or a copy landing on the ring) writes
+ * it. */
+static void
+desc_image(uint8_t *p, uint64_t addr, uint32_t len, uint16_t id,
+	uint16_t flags)
+{
+	struct vring_packed_desc d = {addr, len, id, flags};
+
+	memcpy(p, &d, sizeof(d));
+}
+
+/* 13b: slots 0-3 (ids out of range: dropped, not in flight) are taken one
+ * by one; chain 4+5 puts its 64 bytes on them: four fresh descriptors,
+ * distinct ids, lap 0. After slots 6 and 7 the burst is at slot 0 again
+ * with all 8 slots taken: the batch must not take the four. */
+static void
+test_ph_rx_on_ring_batch(void **state)
+{
+	struct pfx *f = pfx_new(8, F_STD);
+	uint64_t ring = f->q.cfg.desc_gpa;
+	struct rte_mbuf *m[11];
+	uint16_t s;
+
+	(void)state;
+	for (s = 0; s < 8; s++)
+		if (s < 4 || s > 5)
+			tgp_desc_raw(&f->q, s, tg_alloc_data(&f->g, 76, 1), 76,
+				s < 4 ? 100 : s, AV(true) | WR);
+	tgp_desc_raw(&f->q, 4, tg_alloc_data(&f->g, 12, 1), 12, 4,
+		AV(true) | WR | NEXT);
+	tgp_desc_raw(&f->q, 5, ring, 64, 5, AV(true) | WR);
+	for (s = 0; s < 11; s++)
+		m[s] = pfx_mbuf(64, (uint8_t)s);
+	for (s = 0; s < 4; s++)
+		desc_image(rte_pktmbuf_mtod_offset(m[4], uint8_t *, 16 * s),
+			tg_alloc_data(&f->g, 76, 1), 76, s, TGP_F_USED | WR);
+	assert_int_equal(vsw_virtq_enqueue_burst(f->vq, m, 11), 3);
+	for (s = 0; s < 11; s++)
+		rte_pktmbuf_free(m[s]);
+	for (s = 0; s < 4; s++)
+		used_is(f, 100, 0, 1);
+	used_is(f, 5, 76, 2); /* the id of its last slot */
+	used_is(f, 6, 76, 1);
+	used_is(f, 7, 76, 1);
+	assert_int_equal(vsw_virtq_last_avail_idx(f->vq), 0);
+	assert_int_equal(vsw_virtq_last_used_idx(f->vq), 0);
+	PFX_EXPECT(f, {S(ENQ_PACKETS), 3}, {S(ENQ_BYTES), 3 * 64},
+		{S(ENQ_DROP_BAD_DESC), 4}, {S(ERR_DESC_ID), 4},
+		{S(ENQ_DROP_RING_FULL), 4}, {S(NOTIFY_SENT), 1});
+	pfx_free(f);
+}
+
+/* 13c: slot 0 re-arms itself for lap 0 (id 3); the chain at 2 runs on
+ * through 3 into slot 0, which this burst took: no end in this lap. */
+static void
+test_ph_rx_on_ring_chain(void **state)
+{
+	struct pfx *f = pfx_new(4, F_STD);
+	struct rte_mbuf *m[3];
+	uint16_t s;
+
+	(void)state;
+	tgp_desc_raw(&f->q, 0, f->q.cfg.desc_gpa, 16, 0, AV(true) | WR);
+	tgp_desc_raw(&f->q, 1, tg_alloc_data(&f->g, 76, 1), 76, 1,
+		AV(true) | WR);
+	tgp_desc_raw(&f->q, 2, tg_alloc_data(&f->g, 12, 1), 12, 2,
+		AV(true) | WR | NEXT);
+	tgp_desc_raw(&f->q, 3, tg_alloc_data(&f->g, 64, 1), 64, 2,
+		AV(true) | WR | NEXT);
+	for (s = 0; s < 3; s++)
+		m[s] = pfx_mbuf(4, (uint8_t)s);
+	/* packet 0's 4 bytes land on slot 0's id and flags */
+	desc_image(rte_pktmbuf_mtod(m[0], uint8_t *) - 12, 0, 0, 3,
+		TGP_F_USED | WR);
+	assert_int_equal(vsw_virtq_enqueue_burst(f->vq, m, 3), 2);
+	for (s = 0; s < 3; s++)
+		rte_pktmbuf_free(m[s]);
+	used_is(f, 0, 16, 1);
+	used_is(f, 1, 16, 1);
+	assert_true(vsw_virtq_broken(f->vq));
+	assert_int_equal(vsw_virtq_last_avail_idx(f->vq), 2 | 0x8000);
+	assert_int_equal(vsw_virtq_last_used_idx(f->vq), 2 | 0x8000);
+	PFX_EXPECT(f, {S(ENQ_PACKETS), 2}, {S(ENQ_BYTES), 8},
+		{S(ENQ_DROP_NOT_READY), 1}, {S(ERR_DESC_LOOP), 1},
+		{S(ERR_RING_BROKEN), 1}, {S(NOTIFY_SENT), 1});
+	pfx_free(f);
+}
+
 #define T(fn)                                                                  \
 	cmocka_unit_test_setup_teardown(fn, pfx_pool_setup, pfx_pool_teardown)
 
@@ -373,6 +463,8 @@ test_virtq_packed_hostile_run(void)
 		T(test_ph_desc),
 		T(test_ph_garbage),
 		T(test_ph_rx_on_ring),
+		T(test_ph_rx_on_ring_batch),
+		T(test_ph_rx_on_ring_chain),
 	};
 
 	return cmocka_run_group_tests_name("virtq_packed_hostile", tests,

@@ -316,6 +316,26 @@ test_ph_garbage(void **state)
 	}
 }
 
+/* A descriptor image, as the guest (or a copy landing on the ring) writes
+ * it. */
+static void
+desc_image(uint8_t *p, uint64_t addr, uint32_t len, uint16_t id,
+	uint16_t flags)
+{
+	struct vring_packed_desc d = {addr, len, id, flags};
+
+	memcpy(p, &d, sizeof(d));
+}
+
+/* A descriptor's last 4 bytes (id, flags): where a 4-byte frame lands
+ * when its RX buffer is that descriptor (the header takes addr and len). */
+static void
+slot_tail(uint8_t *p, uint16_t id, uint16_t flags)
+{
+	memcpy(p, &id, sizeof(id));
+	memcpy(p + sizeof(id), &flags, sizeof(flags));
+}
+
 /* 13: each RX buffer is its own descriptor; the packet's 4 bytes land on
  * its id and flags and make it available again in the next lap. */
 static void
@@ -336,14 +356,9 @@ test_ph_rx_on_ring(void **state)
 				f->q.cfg.desc_gpa + 16ull * s, 16,
 				(uint16_t)s, AV(true) | WR);
 		for (s = 0; s < n; s++) {
-			uint8_t *p;
-
 			m[s] = pfx_mbuf(4, 0);
-			p = rte_pktmbuf_mtod(m[s], uint8_t *);
-			p[0] = (uint8_t)(s % size);
-			p[1] = 0;
-			p[2] = (uint8_t)rearm;
-			p[3] = (uint8_t)(rearm >> 8);
+			slot_tail(rte_pktmbuf_mtod(m[s], uint8_t *),
+				(uint16_t)(s % size), rearm);
 		}
 		assert_int_equal(vsw_virtq_enqueue_burst(f->vq, m,
 					 (uint16_t)n), size);
@@ -358,17 +373,6 @@ test_ph_rx_on_ring(void **state)
 			{S(ENQ_DROP_RING_FULL), n - size}, {S(NOTIFY_SENT), 1});
 		pfx_free(f);
 	}
-}
-
-/* A descriptor image, as the guest (or a copy landing on the ring) writes
- * it. */
-static void
-desc_image(uint8_t *p, uint64_t addr, uint32_t len, uint16_t id,
-	uint16_t flags)
-{
-	struct vring_packed_desc d = {addr, len, id, flags};
-
-	memcpy(p, &d, sizeof(d));
 }
 
 /* 13b: slots 0-3 (ids out of range: dropped, not in flight) are taken one
@@ -432,8 +436,7 @@ test_ph_rx_on_ring_chain(void **state)
 	for (s = 0; s < 3; s++)
 		m[s] = pfx_mbuf(4, (uint8_t)s);
 	/* packet 0's 4 bytes land on slot 0's id and flags */
-	desc_image(rte_pktmbuf_mtod(m[0], uint8_t *) - 12, 0, 0, 3,
-		TGP_F_USED | WR);
+	slot_tail(rte_pktmbuf_mtod(m[0], uint8_t *), 3, TGP_F_USED | WR);
 	assert_int_equal(vsw_virtq_enqueue_burst(f->vq, m, 3), 2);
 	for (s = 0; s < 3; s++)
 		rte_pktmbuf_free(m[s]);

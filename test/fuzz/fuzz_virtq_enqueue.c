@@ -11,7 +11,12 @@
  * ring in order, walks each (direct or one indirect table) only as far as
  * the packet needs, writes the header (num_buffers patched once the packet
  * is placed) and the frame bytes, rolls back or returns chains with len 0
- * as the contract says, and publishes the used entries. After the burst
+ * as the contract says, and publishes the used entries. Frame copies of at
+ * most 256 bytes (one mbuf segment's part in one guest span, the first 64
+ * of a burst) land at the burst's end, in order, before the used entries;
+ * a failed packet's are dropped: a hostile guest whose buffers overlap its
+ * ring or each other sees that order (later walks read the ring without
+ * them, a later header can be overwritten). After the burst
  * the guest memory must equal the copy byte for byte (used ids and
  * lengths, num_buffers, headers, frame bytes, and nothing written
  * anywhere else), and every ENQ_* / ERR_* counter, the ring position and
@@ -271,15 +276,71 @@ ref_take(struct rpkt *p)
 	return REF_OK;
 }
 
+/* Frame copies held to the end of the burst (virtq_enqueue.c). */
+#define REF_DEFER_LEN 256u
+#define REF_DEFER_MAX (2 * VSW_VIRTQ_BURST_MAX)
+
+static struct {
+	uint8_t *dst;
+	const uint8_t *src;
+	uint32_t len;
+} pend[REF_DEFER_MAX];
+static uint32_t npend;
+
+static void
+ref_frame_copy(uint8_t *dst, const uint8_t *src, uint32_t len, bool defer)
+{
+	if (defer && len <= REF_DEFER_LEN && npend < REF_DEFER_MAX) {
+		pend[npend].dst = dst;
+		pend[npend].src = src;
+		pend[npend].len = len;
+		npend++;
+		return;
+	}
+	memcpy(dst, src, len);
+}
+
+static void
+ref_pend_run(void)
+{
+	for (uint32_t i = 0; i < npend; i++)
+		memcpy(pend[i].dst, pend[i].src, pend[i].len);
+	npend = 0;
+}
+
+/*
+ * Where the copy that covers packet offset off (header + frame) ends: the
+ * end of the header (a stack buffer, unless hdr_coalign put it in front of
+ * the first segment's data) or of the mbuf segment holding off.
+ */
+static uint32_t
+ref_run_end(const struct rte_mbuf *m, uint32_t off)
+{
+	uint32_t end = q.hdr_len;
+	bool coalign = (q.mode & FZ_M_HDR_COALIGN) && RTE_MBUF_DIRECT(m) &&
+		rte_mbuf_refcnt_read(m) == 1 &&
+		rte_pktmbuf_headroom(m) >= q.hdr_len;
+
+	if (off < end && !coalign)
+		return end;
+	for (; m != NULL; m = m->next) {
+		end += m->data_len;
+		if (off < end)
+			return end;
+	}
+	return end;
+}
+
 /* One packet: header + frame, as the guest must find it. */
 static int
-ref_packet(const uint8_t *frame, uint32_t len, int *err)
+ref_packet(const struct rte_mbuf *m, const uint8_t *frame, int *err)
 {
 	bool mrg = q.mode & FZ_M_MRG;
-	uint32_t total = q.hdr_len + len, off = 0;
+	uint32_t len = m->pkt_len, total = q.hdr_len + len, off = 0;
 	uint8_t hdr[12] = {0}, *nb[2] = {NULL, NULL}, *dp = NULL;
 	uint64_t dl = 0;
 	struct rpkt p = {.start = ref.cur, .start_used = ref.nused};
+	uint32_t start_pend = npend;
 	int rc;
 
 	if (total > q.max_pkt_len)
@@ -308,26 +369,30 @@ ref_packet(const uint8_t *frame, uint32_t len, int *err)
 			}
 			continue;
 		}
-		/* the header byte by byte (noting where num_buffers goes),
-		 * the frame in one piece per span */
-		for (k = 0; k < dl && off < q.hdr_len; k++, off++) {
+		/* one copy: the span's part of one source run; the header
+		 * byte by byte (noting where num_buffers goes), frame bytes
+		 * deferred when the copy starts past the header */
+		uint32_t piece = (uint32_t)RTE_MIN(dl,
+			(uint64_t)(ref_run_end(m, off) - off));
+		bool past_hdr = off >= q.hdr_len;
+
+		for (k = 0; k < piece && off < q.hdr_len; k++, off++) {
 			dp[k] = hdr[off];
 			if (off == 10 || off == 11)
 				nb[off - 10] = &dp[k];
 		}
-		if (k < dl && off < total) {
-			uint32_t m = (uint32_t)RTE_MIN(dl - k,
-				(uint64_t)(total - off));
-
-			memcpy(dp + k, frame + off - q.hdr_len, m);
-			k += m;
-			off += m;
+		if (k < piece) {
+			ref_frame_copy(dp + k, frame + off - q.hdr_len,
+				piece - k, past_hdr);
+			off += piece - k;
+			k = piece;
 		}
 		dp += k;
 		dl -= k;
 		p.chain_len += k;
 	}
 	if (rc != REF_OK) {
+		npend = start_pend;
 		*err = p.w.err;
 		return rc;
 	}
@@ -341,7 +406,7 @@ ref_packet(const uint8_t *frame, uint32_t len, int *err)
 
 /* The burst on the copy; ref.want gets the counter moves. */
 static void
-ref_burst(const uint32_t *lens, uint16_t n)
+ref_burst(struct rte_mbuf *const *pkts, const uint32_t *lens, uint16_t n)
 {
 	uint16_t avail_idx, avail, used_idx;
 
@@ -369,9 +434,10 @@ ref_burst(const uint32_t *lens, uint16_t n)
 	}
 	ref.end = (uint16_t)(ref.cur + avail);
 	rw_reads = 0;
+	npend = 0;
 	for (uint16_t i = 0; i < n; i++) {
 		int err = VSW_VIRTQ_STAT__MAX;
-		int rc = ref_packet(pattern(i), lens[i], &err);
+		int rc = ref_packet(pkts[i], pattern(i), &err);
 
 		if (rc == REF_OK) {
 			ref.want[VSW_VIRTQ_STAT_ENQ_PACKETS]++;
@@ -395,6 +461,7 @@ ref_burst(const uint32_t *lens, uint16_t n)
 				ref.want[err]++;
 		}
 	}
+	ref_pend_run();
 	if (ref.nused == 0)
 		return;
 	for (uint32_t j = 0; j < ref.nused; j++) {
@@ -460,7 +527,7 @@ run_burst(struct fz_in *in, uint16_t n)
 		offered += lens[i];
 	}
 	fz_snap_take(&s, vq, &q);
-	ref_burst(lens, n);
+	ref_burst(pkts, lens, n);
 	got = vsw_virtq_enqueue_burst(vq, pkts, n);
 	ref_check(&s);
 	FZ_CHECK(got <= n);

@@ -242,6 +242,8 @@ struct vsw_virtq_config {
 			    * headroom, copied with the data as one run */
 	bool no_deq_align; /* dequeue: keep the mbuf data at the default
 			    * headroom instead of co-aligning it */
+	bool no_rx_defer;  /* enqueue: every frame copy at once, none of
+			    * <= 256 B held to the burst's end */
 	/* Dirty log (see VSW_VIRTQ_LOG_PAGE_SHIFT): NULL = no logging. It
 	 * must cover every region of mem (create: EINVAL otherwise) and stay
 	 * mapped while the queue lives. */

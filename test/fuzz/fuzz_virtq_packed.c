@@ -9,9 +9,9 @@
  * buffers may straddle), a gap between 0 and 1; guard pages around each.
  *
  * Input: u8 ring size (1..64), u8 mode (bit 0 MRG_RXBUF, bit 1 EVENT_IDX,
- * bit 2 no dequeue align, bit 3 IN_ORDER), u16 start position (slot |
- * wrap << 15), then the
- * ring's descriptors, then operations until the input ends:
+ * bit 2 no dequeue align, bit 3 IN_ORDER, bit 4 no RX copy deferral), u16
+ * start position (slot | wrap << 15), then the ring's descriptors, then
+ * operations until the input ends:
  *   op 0..3: burst of dequeue (u8 n), op 4: a descriptor rewritten,
  *   op 5: 16 bytes written into the data region (tables, headers),
  *   op 6: enqueue burst (u8 n).
@@ -523,6 +523,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		(mode & 8 ? 1ull << VSW_VIRTIO_F_IN_ORDER : 0);
 	in_order = mode & 8;
 	cfg.no_deq_align = mode & 4;
+	cfg.no_rx_defer = mode & 16; /* RX copies landing mid-burst */
 	cfg.last_avail_idx = cfg.last_used_idx =
 		(uint16_t)(((pos & 0x7fff) % qsize) | (pos & 0x8000));
 	ring = (struct vring_packed_desc *)host[0];

@@ -436,6 +436,7 @@ main(int argc, char **argv)
 	rc |= test_virtq_packed_inorder_run();
 	rc |= test_virtq_packed_batch_run();
 	rc |= test_virtq_packed_batch_lens_run();
+	rc |= test_virtq_packed_defer_run();
 	rte_mempool_free(ptest_pool);
 	rte_eal_cleanup();
 	return rc;

@@ -60,6 +60,7 @@ int test_virtq_packed_offl_run(void);
 int test_virtq_packed_inorder_run(void);
 int test_virtq_packed_batch_run(void);
 int test_virtq_packed_batch_lens_run(void);
+int test_virtq_packed_defer_run(void);
 
 /* test_virtq_packed_batch.c's frames and helpers, shared with
  * test_virtq_packed_batch_lens.c. */

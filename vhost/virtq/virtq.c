@@ -153,6 +153,7 @@ queue_setup(struct vsw_virtq *vq, const struct vsw_virtq_config *cfg)
 	vq->notify_ctx = cfg->notify_ctx;
 	vq->hdr_coalign = cfg->hdr_coalign;
 	vq->deq_align = !cfg->no_deq_align;
+	vq->defer_max = cfg->no_rx_defer ? 0 : VIRTQ_DEFER_MAX;
 	vq->used_gpa = cfg->used_gpa;
 	if (cfg->log_base != NULL) {
 		/* every address we log lies in a region: in the log too */

@@ -170,38 +170,6 @@ enq_offload_hdr(const struct vsw_virtq *vq, const struct rte_mbuf *m,
 }
 
 /*
- * One frame copy of k bytes from mbuf data: noted for the end of the burst
- * (defer: no dirty log; constant per instance) when it is small and the
- * burst has room left, else done now.
- */
-static __rte_always_inline void
-enq_data_copy(struct vsw_virtq *vq, uint8_t *dp, const uint8_t *sp,
-	uint32_t k, bool defer)
-{
-	if (defer && k <= VIRTQ_DEFER_LEN && vq->defer_n < VIRTQ_DEFER_MAX) {
-		struct virtq_defer *d = &vq->defer[vq->defer_n++];
-
-		d->dst = dp;
-		d->src = sp;
-		d->len = k;
-		return;
-	}
-	vsw_copy(dp, sp, k);
-}
-
-/* The burst's deferred copies, before its used entries are published. */
-static __rte_always_inline void
-enq_defer_run(struct vsw_virtq *vq)
-{
-	uint32_t i;
-
-	for (i = 0; i < vq->defer_n; i++)
-		vsw_copy(vq->defer[i].dst, vq->defer[i].src,
-			vq->defer[i].len);
-	vq->defer_n = 0;
-}
-
-/*
  * Copies sp/sl, then the segments from seg on, into the packet's chains
  * (the first one taken). Returns ENQ_OK, an ENQ_DROP_* counter (p->w.err
  * set for BAD_DESC), or ENQ_BROKEN. log (constant per instance): note
@@ -248,7 +216,7 @@ enq_copy(struct vsw_virtq *vq, struct enq_pkt *p, const uint8_t *sp,
 		if (p->off == 0 && k == vq->hdr_len) /* the header, whole */
 			virtq_hdr_store(dp, sp, k);
 		else if (p->off >= vq->hdr_len) /* frame bytes: mbuf data */
-			enq_data_copy(vq, dp, sp, VIRTQ_COPY_LEN(k), !log);
+			virtq_defer_copy(vq, dp, sp, VIRTQ_COPY_LEN(k), !log);
 		else /* (part of) the header: it lives on our stack */
 			vsw_copy(dp, sp, VIRTQ_COPY_LEN(k));
 		if (log) {
@@ -379,7 +347,7 @@ enqueue_burst(struct vsw_virtq *vq, struct rte_mbuf **pkts, uint16_t n,
 		virtq_count(vq, VSW_VIRTQ_STAT_ENQ_CSUM_PARTIAL, csum);
 	}
 	if (!log)
-		enq_defer_run(vq);
+		virtq_defer_run(vq);
 	virtq_flush_used(vq);
 	return out;
 }

@@ -10,7 +10,9 @@
  * metadata (vsw_virtq_net_hdr_from_mbuf); without, a packet asking for
  * one is dropped (enq_drop_offload), as on split rings. cfg.hdr_coalign
  * writes the header into the mbuf's headroom as on split rings (one copy
- * run; off by default, measured slower there).
+ * run; off by default, measured slower there). Frame copies of at most
+ * VIRTQ_DEFER_LEN bytes wait for the burst's end as on split rings
+ * (virtq_defer_copy: not with a dirty log; a failed packet drops its own).
  *
  * Runs on the queue's poller; no locks, no allocation.
  */
@@ -32,6 +34,7 @@ struct penq_pkt {
 	uint16_t start_avail;
 	bool start_wrap;
 	uint32_t start_shadow;
+	uint32_t start_defer;
 };
 
 #define PENQ_OK 0
@@ -206,7 +209,9 @@ penq_copy(struct vsw_virtq *vq, struct penq_pkt *p, const uint8_t *sp,
 			penq_note_nb(p, dp, dgpa, k, log);
 		if (p->off == 0 && k == vq->hdr_len) /* the header, whole */
 			virtq_hdr_store(dp, sp, k);
-		else
+		else if (p->off >= vq->hdr_len) /* frame bytes: mbuf data */
+			virtq_defer_copy(vq, dp, sp, k, !log);
+		else /* (part of) the header: it lives on our stack */
 			vsw_copy(dp, sp, k);
 		if (log) {
 			virtq_log_write(vq, dgpa, k);
@@ -242,6 +247,7 @@ penqueue_one(struct vsw_virtq *vq, struct rte_mbuf *m, bool mrg, bool offl,
 	p.start_avail = vq->last_avail_idx;
 	p.start_wrap = vq->avail_wrap;
 	p.start_shadow = vq->shadow_n;
+	p.start_defer = vq->defer_n;
 	if (unlikely(m->pkt_len + vq->hdr_len > vq->max_pkt_len))
 		return VSW_VIRTQ_STAT_ENQ_DROP_TOO_LARGE;
 	rc = penq_offload_hdr(vq, m, hdr, offl);
@@ -270,6 +276,7 @@ penqueue_one(struct vsw_virtq *vq, struct rte_mbuf *m, bool mrg, bool offl,
 	}
 	return PENQ_OK;
 out:
+	vq->defer_n = p.start_defer; /* its chains may go to the next one */
 	*why = p.w.err;
 	return rc;
 }
@@ -310,8 +317,9 @@ penqueue_batch(struct vsw_virtq *vq, struct rte_mbuf **pkts, bool offl,
 	for (i = 0; i < PACKED_BATCH; i++) {
 		hdr[i][10] = 1; /* num_buffers */
 		virtq_hdr_store(dst[i], hdr[i], hl);
-		vsw_copy(dst[i] + hl, rte_pktmbuf_mtod(pkts[i], uint8_t *),
-			pkts[i]->pkt_len);
+		virtq_defer_copy(vq, dst[i] + hl,
+			rte_pktmbuf_mtod(pkts[i], uint8_t *), pkts[i]->pkt_len,
+			true);
 		*bytes += pkts[i]->pkt_len;
 	}
 	packed_batch_take(vq, d, lens);
@@ -397,6 +405,8 @@ penqueue_burst(struct vsw_virtq *vq, struct rte_mbuf **pkts, uint16_t n,
 		virtq_count(vq, VSW_VIRTQ_STAT_ENQ_GSO_PACKETS, gso);
 		virtq_count(vq, VSW_VIRTQ_STAT_ENQ_CSUM_PARTIAL, csum);
 	}
+	if (!log)
+		virtq_defer_run(vq);
 	virtq_packed_flush(vq, false); /* RX: one per chain, each its len */
 	return out;
 }

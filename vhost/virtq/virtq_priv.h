@@ -19,6 +19,7 @@
 #include <rte_log.h>
 #include <rte_mbuf.h>
 
+#include <vsw/copy.h>
 #include <vsw/virtq.h>
 
 extern int virtq_logtype;
@@ -30,8 +31,8 @@ struct virtq_used_shadow {
 };
 
 /*
- * A split RX copy of at most VIRTQ_DEFER_LEN bytes, held to the end of the
- * burst (virtq_enqueue.c): the burst's chains are all walked, and their
+ * An RX copy of at most VIRTQ_DEFER_LEN bytes, held to the end of the burst
+ * (virtq_enqueue.c, virtq_packed_enqueue.c): the burst's chains are all walked, and their
  * buffers prefetched, before the first of these copies stalls on a miss
  * (lib/vhost's batch copies do the same up to its MAX_BATCH_LEN, 256).
  */
@@ -53,7 +54,7 @@ struct virtq_log_entry {
 /*
  * The queue. Line 0 holds what every burst reads (ring pointers, sizes,
  * indices, flags); line 1 the shadow count and the notify path, then the
- * counters; cold fields last; the split RX's deferred copies and the
+ * counters; cold fields last; the RX's deferred copies and the
  * shadow used ring (cfg.size entries, filled per burst and published
  * once) follow on their own lines.
  */
@@ -102,7 +103,8 @@ struct vsw_virtq {
 	uint64_t used_gpa;     /* for logging used-ring writes (packed: the
 				* device event area) */
 	uint32_t log_n;        /* entries in log_cache */
-	uint32_t defer_n;      /* entries in defer (split RX, this burst) */
+	uint32_t defer_n;      /* entries in defer (RX, this burst) */
+	uint32_t defer_max;    /* VIRTQ_DEFER_MAX; 0: cfg.no_rx_defer */
 	uint64_t stats[VSW_VIRTQ_STAT__MAX];
 	struct virtq_log_entry log_cache[VIRTQ_LOG_CACHE];
 	/* cold */
@@ -426,6 +428,38 @@ virtq_hdr_coalign(const struct vsw_virtq *vq, struct rte_mbuf *m,
 	*sp = h;
 	*sl += m->data_len;
 	*seg = m->next;
+}
+
+/*
+ * One frame copy of k bytes from mbuf data: noted for the end of the burst
+ * (defer: no dirty log; constant per instance) when it is small and the
+ * burst has room left, else done now.
+ */
+static __rte_always_inline void
+virtq_defer_copy(struct vsw_virtq *vq, uint8_t *dp, const uint8_t *sp,
+	uint32_t k, bool defer)
+{
+	if (defer && k <= VIRTQ_DEFER_LEN && vq->defer_n < vq->defer_max) {
+		struct virtq_defer *d = &vq->defer[vq->defer_n++];
+
+		d->dst = dp;
+		d->src = sp;
+		d->len = k;
+		return;
+	}
+	vsw_copy(dp, sp, k);
+}
+
+/* The burst's deferred copies, before its used entries are published. */
+static __rte_always_inline void
+virtq_defer_run(struct vsw_virtq *vq)
+{
+	uint32_t i;
+
+	for (i = 0; i < vq->defer_n; i++)
+		vsw_copy(vq->defer[i].dst, vq->defer[i].src,
+			vq->defer[i].len);
+	vq->defer_n = 0;
 }
 
 static __rte_always_inline bool

@@ -99,16 +99,16 @@ static void
 test_pdefer_bursts(void **state)
 {
 	static const uint32_t lens[] = {64, 256, 257, 1, 255, 1500, 60};
-	static const uint64_t feats[] = {F_STD, F_NOMRG, F_STD | F_INO,
-		F_NOMRG | F_INO};
+	static const uint64_t feats[] = {
+		F_STD, F_NOMRG, F_STD | F_INO, F_NOMRG | F_INO};
 	static const uint16_t ns[] = {1, VSW_VIRTQ_BURST_MAX, NPKT_MAX};
 	uint32_t buf = 2048, i, j;
 
 	(void)state;
 	for (i = 0; i < RTE_DIM(feats); i++)
 		for (j = 0; j < RTE_DIM(ns); j++) {
-			pd_burst_chains(feats[i], ns[j], lens, RTE_DIM(lens),
-				0, &buf, 1, ns[j]);
+			pd_burst_chains(feats[i], ns[j], lens, RTE_DIM(lens), 0,
+				&buf, 1, ns[j]);
 			pd_burst_chains(feats[i], ns[j], &lens[j], 1, 0, &buf,
 				1, ns[j]);
 		}
@@ -130,14 +130,14 @@ test_pdefer_segments(void **state)
 
 	(void)state;
 	for (seg = 255; seg <= 257; seg++) {
-		pd_burst_chains(F_NOMRG, 32, lens, RTE_DIM(lens), seg, one, 1,
-			32);
-		pd_burst_chains(F_NOMRG, 32, lens, RTE_DIM(lens), seg, three,
-			3, 32);
-		pd_burst_chains(F_STD, 32, lens, RTE_DIM(lens), seg, three, 3,
-			32);
-		pd_burst_chains(F_STD, 8, lens, RTE_DIM(lens), seg, small, 1,
-			8 * 6);
+		pd_burst_chains(
+			F_NOMRG, 32, lens, RTE_DIM(lens), seg, one, 1, 32);
+		pd_burst_chains(
+			F_NOMRG, 32, lens, RTE_DIM(lens), seg, three, 3, 32);
+		pd_burst_chains(
+			F_STD, 32, lens, RTE_DIM(lens), seg, three, 3, 32);
+		pd_burst_chains(
+			F_STD, 8, lens, RTE_DIM(lens), seg, small, 1, 8 * 6);
 	}
 }
 
@@ -188,6 +188,6 @@ test_virtq_packed_defer_run(void)
 		T(test_pdefer_dropped_packet),
 	};
 
-	return cmocka_run_group_tests_name("virtq_packed_defer", tests, NULL,
-		NULL);
+	return cmocka_run_group_tests_name(
+		"virtq_packed_defer", tests, NULL, NULL);
 }

@@ -23,40 +23,6 @@
 #define DATA_END (TG_DATA_GPA + TG_DATA_REGIONS * TG_DATA_REGION)
 #define NPKT_MAX 65u
 
-static uint8_t
-df_byte(uint32_t i, uint8_t seed)
-{
-	return (uint8_t)(seed + i * 7 + (i >> 8));
-}
-
-/* An mbuf holding len bytes of seed in segments of at most max_seg. */
-static struct rte_mbuf *
-df_mbuf(uint32_t len, uint8_t seed, uint32_t max_seg)
-{
-	static uint8_t data[9000];
-	struct rte_mbuf *m;
-	uint32_t i;
-
-	assert_true(len <= sizeof(data));
-	for (i = 0; i < len; i++)
-		data[i] = df_byte(i, seed);
-	m = tl_mbuf_build(test_pool, data, len, NULL, max_seg);
-	assert_non_null(m);
-	return m;
-}
-
-/* out[0..len) is the frame df_mbuf(len, seed) made. */
-static void
-df_expect(const uint8_t *out, uint32_t len, uint8_t seed)
-{
-	uint32_t i;
-
-	for (i = 0; i < len; i++)
-		if (out[i] != df_byte(i, seed))
-			fail_msg("byte %u of %u (seed %u): %u, want %u", i, len,
-				seed, out[i], df_byte(i, seed));
-}
-
 /*
  * n packets (lengths from lens[] in turn, segments of at most max_seg)
  * into chains (n of them, or more for mergeable packets over several) of
@@ -77,7 +43,8 @@ df_burst_chains(uint64_t features, uint16_t n, const uint32_t *lens,
 	for (i = 0; i < chains; i++)
 		assert_true(tg_rx_post(&f->q, bufs, nbufs, false) >= 0);
 	for (i = 0; i < n; i++) {
-		m[i] = df_mbuf(lens[i % nlens], (uint8_t)(i * 13 + 1), max_seg);
+		m[i] = virtq_defer_mbuf(test_pool, lens[i % nlens],
+			(uint8_t)(i * 13 + 1), max_seg);
 		bytes += m[i]->pkt_len;
 	}
 	tg_kick(&f->q);
@@ -88,7 +55,7 @@ df_burst_chains(uint64_t features, uint16_t n, const uint32_t *lens,
 		int len = tg_rx_recv(&f->q, out, sizeof(out), &nb);
 
 		assert_int_equal(len, lens[i % nlens]);
-		df_expect(out, (uint32_t)len, (uint8_t)(i * 13 + 1));
+		virtq_defer_expect(out, (uint32_t)len, (uint8_t)(i * 13 + 1));
 		rte_pktmbuf_free(m[i]);
 	}
 	assert_int_equal(tg_rx_recv(&f->q, out, sizeof(out), &nb), -1);
@@ -167,17 +134,17 @@ test_defer_dropped_packet(void **state)
 	assert_true(tg_rx_post(&f->q, &x, 1, false) >= 0);
 	assert_true(tg_rx_post(&f->q, &y, 1, false) >= 0);
 	tg_kick(&f->q);
-	m[0] = df_mbuf(400, 3, 100);
-	m[1] = df_mbuf(280, 5, 0);
-	m[2] = df_mbuf(64, 7, 0);
+	m[0] = virtq_defer_mbuf(test_pool, 400, 3, 100);
+	m[1] = virtq_defer_mbuf(test_pool, 280, 5, 0);
+	m[2] = virtq_defer_mbuf(test_pool, 64, 7, 0);
 	/* the drop ends the packet, not the burst: all three are handled */
 	assert_int_equal(vsw_virtq_enqueue_burst(f->vq, m, 3), 2);
 	FX_EXPECT(f, {S(ENQ_PACKETS), 2}, {S(ENQ_BYTES), 280 + 64},
 		{S(ENQ_DROP_TOO_LARGE), 1}, {S(NOTIFY_SENT), 1});
 	assert_int_equal(tg_rx_recv(&f->q, out, sizeof(out), &nb), 280);
-	df_expect(out, 280, 5);
+	virtq_defer_expect(out, 280, 5);
 	assert_int_equal(tg_rx_recv(&f->q, out, sizeof(out), &nb), 64);
-	df_expect(out, 64, 7);
+	virtq_defer_expect(out, 64, 7);
 	rte_pktmbuf_free(m[0]);
 	rte_pktmbuf_free(m[1]);
 	rte_pktmbuf_free(m[2]);
@@ -190,7 +157,7 @@ static void
 df_raw_one(struct fx *f, uint16_t d, uint64_t gpa, uint32_t len, uint32_t plen,
 	uint8_t seed)
 {
-	struct rte_mbuf *m = df_mbuf(plen, seed, 0);
+	struct rte_mbuf *m = virtq_defer_mbuf(test_pool, plen, seed, 0);
 	static uint8_t out[2048 + 12];
 	uint32_t ulen;
 	uint16_t id;
@@ -205,7 +172,7 @@ df_raw_one(struct fx *f, uint16_t d, uint64_t gpa, uint32_t len, uint32_t plen,
 	assert_int_equal(id, d);
 	assert_int_equal(ulen, 12 + plen);
 	tg_read(&f->g, gpa, out, ulen);
-	df_expect(out + 12, plen, seed);
+	virtq_defer_expect(out + 12, plen, seed);
 	rte_pktmbuf_free(m);
 }
 

@@ -21,39 +21,6 @@
 #define F_INO F(VSW_VIRTIO_F_IN_ORDER)
 #define NPKT_MAX 65u
 
-static uint8_t
-pd_byte(uint32_t i, uint8_t seed)
-{
-	return (uint8_t)(seed + i * 7 + (i >> 8));
-}
-
-/* An mbuf holding len bytes of seed in segments of at most max_seg. */
-static struct rte_mbuf *
-pd_mbuf(uint32_t len, uint8_t seed, uint32_t max_seg)
-{
-	static uint8_t data[9000];
-	struct rte_mbuf *m;
-	uint32_t i;
-
-	assert_true(len <= sizeof(data));
-	for (i = 0; i < len; i++)
-		data[i] = pd_byte(i, seed);
-	m = tl_mbuf_build(ptest_pool, data, len, NULL, max_seg);
-	assert_non_null(m);
-	return m;
-}
-
-static void
-pd_expect(const uint8_t *out, uint32_t len, uint8_t seed)
-{
-	uint32_t i;
-
-	for (i = 0; i < len; i++)
-		if (out[i] != pd_byte(i, seed))
-			fail_msg("byte %u of %u (seed %u): %u, want %u", i, len,
-				seed, out[i], pd_byte(i, seed));
-}
-
 /*
  * n packets (lengths from lens[] in turn, segments of at most max_seg)
  * into chains of the given buffer lengths (chains of them posted), one
@@ -74,7 +41,8 @@ pd_burst_chains(uint64_t features, uint16_t n, const uint32_t *lens,
 	for (i = 0; i < chains; i++)
 		assert_true(tgp_rx_post(&f->q, bufs, nbufs, false) >= 0);
 	for (i = 0; i < n; i++) {
-		m[i] = pd_mbuf(lens[i % nlens], (uint8_t)(i * 13 + 1), max_seg);
+		m[i] = virtq_defer_mbuf(ptest_pool, lens[i % nlens],
+			(uint8_t)(i * 13 + 1), max_seg);
 		bytes += m[i]->pkt_len;
 	}
 	assert_int_equal(vsw_virtq_enqueue_burst(f->vq, m, n), n);
@@ -84,7 +52,7 @@ pd_burst_chains(uint64_t features, uint16_t n, const uint32_t *lens,
 		int len = tgp_rx_recv(&f->q, out, sizeof(out), &nb);
 
 		assert_int_equal(len, lens[i % nlens]);
-		pd_expect(out, (uint32_t)len, (uint8_t)(i * 13 + 1));
+		virtq_defer_expect(out, (uint32_t)len, (uint8_t)(i * 13 + 1));
 		rte_pktmbuf_free(m[i]);
 	}
 	assert_int_equal(tgp_rx_recv(&f->q, out, sizeof(out), &nb), -1);
@@ -160,16 +128,16 @@ test_pdefer_dropped_packet(void **state)
 	(void)state;
 	assert_true(tgp_rx_post(&f->q, &x, 1, false) >= 0);
 	assert_true(tgp_rx_post(&f->q, &y, 1, false) >= 0);
-	m[0] = pd_mbuf(400, 3, 100);
-	m[1] = pd_mbuf(280, 5, 0);
-	m[2] = pd_mbuf(64, 7, 0);
+	m[0] = virtq_defer_mbuf(ptest_pool, 400, 3, 100);
+	m[1] = virtq_defer_mbuf(ptest_pool, 280, 5, 0);
+	m[2] = virtq_defer_mbuf(ptest_pool, 64, 7, 0);
 	assert_int_equal(vsw_virtq_enqueue_burst(f->vq, m, 3), 2);
 	PFX_EXPECT(f, {S(ENQ_PACKETS), 2}, {S(ENQ_BYTES), 280 + 64},
 		{S(ENQ_DROP_TOO_LARGE), 1}, {S(NOTIFY_SENT), 1});
 	assert_int_equal(tgp_rx_recv(&f->q, out, sizeof(out), &nb), 280);
-	pd_expect(out, 280, 5);
+	virtq_defer_expect(out, 280, 5);
 	assert_int_equal(tgp_rx_recv(&f->q, out, sizeof(out), &nb), 64);
-	pd_expect(out, 64, 7);
+	virtq_defer_expect(out, 64, 7);
 	rte_pktmbuf_free(m[0]);
 	rte_pktmbuf_free(m[1]);
 	rte_pktmbuf_free(m[2]);

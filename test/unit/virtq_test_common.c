@@ -12,6 +12,7 @@
 #include <rte_mempool.h>
 
 #include "pool_audit.h"
+#include "tl_mbuf.h"
 #include "virtq_test_common.h"
 
 struct rte_mbuf *
@@ -23,6 +24,39 @@ virtq_test_mbuf(struct rte_mempool *mp, uint32_t len, uint8_t pattern)
 	assert_non_null(rte_pktmbuf_append(m, (uint16_t)len));
 	memset(rte_pktmbuf_mtod(m, uint8_t *), pattern, len);
 	return m;
+}
+
+uint8_t
+virtq_defer_byte(uint32_t i, uint8_t seed)
+{
+	return (uint8_t)(seed + i * 7 + (i >> 8));
+}
+
+struct rte_mbuf *
+virtq_defer_mbuf(
+	struct rte_mempool *mp, uint32_t len, uint8_t seed, uint32_t max_seg)
+{
+	static uint8_t data[9000];
+	struct rte_mbuf *m;
+	uint32_t i;
+
+	assert_true(len <= sizeof(data));
+	for (i = 0; i < len; i++)
+		data[i] = virtq_defer_byte(i, seed);
+	m = tl_mbuf_build(mp, data, len, NULL, max_seg);
+	assert_non_null(m);
+	return m;
+}
+
+void
+virtq_defer_expect(const uint8_t *out, uint32_t len, uint8_t seed)
+{
+	uint32_t i;
+
+	for (i = 0; i < len; i++)
+		if (out[i] != virtq_defer_byte(i, seed))
+			fail_msg("byte %u of %u (seed %u): %u, want %u", i, len,
+				seed, out[i], virtq_defer_byte(i, seed));
 }
 
 unsigned int

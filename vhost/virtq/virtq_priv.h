@@ -32,9 +32,10 @@ struct virtq_used_shadow {
 
 /*
  * An RX copy of at most VIRTQ_DEFER_LEN bytes, held to the end of the burst
- * (virtq_enqueue.c, virtq_packed_enqueue.c): the burst's chains are all walked, and their
- * buffers prefetched, before the first of these copies stalls on a miss
- * (lib/vhost's batch copies do the same up to its MAX_BATCH_LEN, 256).
+ * (virtq_enqueue.c, virtq_packed_enqueue.c): the burst's chains are all
+ * walked, and their buffers prefetched, before the first of these copies
+ * stalls on a miss (lib/vhost's batch copies do the same up to its
+ * MAX_BATCH_LEN, 256).
  */
 #define VIRTQ_DEFER_LEN 256u
 #define VIRTQ_DEFER_MAX (2 * VSW_VIRTQ_BURST_MAX) /* more: copied at once */

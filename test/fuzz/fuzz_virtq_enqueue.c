@@ -309,26 +309,15 @@ ref_pend_run(void)
 }
 
 /*
- * Where the copy that covers packet offset off (header + frame) ends: the
- * end of the header (a stack buffer, unless hdr_coalign put it in front of
- * the first segment's data) or of the mbuf segment holding off.
+ * Whether the queue writes this packet's header into the headroom of its
+ * first segment and copies them as one run (cfg.hdr_coalign's rule).
  */
-static uint32_t
-ref_run_end(const struct rte_mbuf *m, uint32_t off)
+static bool
+ref_coalign(const struct rte_mbuf *m)
 {
-	uint32_t end = q.hdr_len;
-	bool coalign = (q.mode & FZ_M_HDR_COALIGN) && RTE_MBUF_DIRECT(m) &&
+	return (q.mode & FZ_M_HDR_COALIGN) && RTE_MBUF_DIRECT(m) &&
 		rte_mbuf_refcnt_read(m) == 1 &&
 		rte_pktmbuf_headroom(m) >= q.hdr_len;
-
-	if (off < end && !coalign)
-		return end;
-	for (; m != NULL; m = m->next) {
-		end += m->data_len;
-		if (off < end)
-			return end;
-	}
-	return end;
 }
 
 /* One packet: header + frame, as the guest must find it. */
@@ -341,6 +330,12 @@ ref_packet(const struct rte_mbuf *m, const uint8_t *frame, int *err)
 	uint64_t dl = 0;
 	struct rpkt p = {.start = ref.cur, .start_used = ref.nused};
 	uint32_t start_pend = npend;
+	/* the source run being copied ends at packet offset run_end: the
+	 * header (a stack buffer), or header and first segment as one run,
+	 * then each later segment; seg is the next one */
+	bool co = ref_coalign(m);
+	const struct rte_mbuf *seg = co ? m->next : m;
+	uint32_t run_end = q.hdr_len + (co ? m->data_len : 0);
 	int rc;
 
 	if (total > q.max_pkt_len)
@@ -372,9 +367,14 @@ ref_packet(const struct rte_mbuf *m, const uint8_t *frame, int *err)
 		/* one copy: the span's part of one source run; the header
 		 * byte by byte (noting where num_buffers goes), frame bytes
 		 * deferred when the copy starts past the header */
-		uint32_t piece = (uint32_t)RTE_MIN(dl,
-			(uint64_t)(ref_run_end(m, off) - off));
+		uint32_t piece;
 		bool past_hdr = off >= q.hdr_len;
+
+		while (off == run_end && seg != NULL) {
+			run_end += seg->data_len;
+			seg = seg->next;
+		}
+		piece = (uint32_t)RTE_MIN(dl, (uint64_t)(run_end - off));
 
 		for (k = 0; k < piece && off < q.hdr_len; k++, off++) {
 			dp[k] = hdr[off];
@@ -406,7 +406,7 @@ ref_packet(const struct rte_mbuf *m, const uint8_t *frame, int *err)
 
 /* The burst on the copy; ref.want gets the counter moves. */
 static void
-ref_burst(struct rte_mbuf *const *pkts, const uint32_t *lens, uint16_t n)
+ref_burst(struct rte_mbuf *const *pkts, uint16_t n)
 {
 	uint16_t avail_idx, avail, used_idx;
 
@@ -441,7 +441,7 @@ ref_burst(struct rte_mbuf *const *pkts, const uint32_t *lens, uint16_t n)
 
 		if (rc == REF_OK) {
 			ref.want[VSW_VIRTQ_STAT_ENQ_PACKETS]++;
-			ref.want[VSW_VIRTQ_STAT_ENQ_BYTES] += lens[i];
+			ref.want[VSW_VIRTQ_STAT_ENQ_BYTES] += pkts[i]->pkt_len;
 		} else if (rc == REF_BROKEN) {
 			ref.want[VSW_VIRTQ_STAT_ERR_DESC_INDEX]++;
 			ref.want[VSW_VIRTQ_STAT_ERR_RING_BROKEN] = 1;
@@ -527,7 +527,7 @@ run_burst(struct fz_in *in, uint16_t n)
 		offered += lens[i];
 	}
 	fz_snap_take(&s, vq, &q);
-	ref_burst(pkts, lens, n);
+	ref_burst(pkts, n);
 	got = vsw_virtq_enqueue_burst(vq, pkts, n);
 	ref_check(&s);
 	FZ_CHECK(got <= n);

@@ -43,7 +43,7 @@ df_burst_chains(uint64_t features, uint16_t n, const uint32_t *lens,
 	for (i = 0; i < chains; i++)
 		assert_true(tg_rx_post(&f->q, bufs, nbufs, false) >= 0);
 	for (i = 0; i < n; i++) {
-		m[i] = virtq_defer_mbuf(test_pool, lens[i % nlens],
+		m[i] = virtq_test_frame_mbuf(test_pool, lens[i % nlens],
 			(uint8_t)(i * 13 + 1), max_seg);
 		bytes += m[i]->pkt_len;
 	}
@@ -55,7 +55,8 @@ df_burst_chains(uint64_t features, uint16_t n, const uint32_t *lens,
 		int len = tg_rx_recv(&f->q, out, sizeof(out), &nb);
 
 		assert_int_equal(len, lens[i % nlens]);
-		virtq_defer_expect(out, (uint32_t)len, (uint8_t)(i * 13 + 1));
+		virtq_test_frame_expect(
+			out, (uint32_t)len, (uint8_t)(i * 13 + 1));
 		rte_pktmbuf_free(m[i]);
 	}
 	assert_int_equal(tg_rx_recv(&f->q, out, sizeof(out), &nb), -1);
@@ -134,17 +135,17 @@ test_defer_dropped_packet(void **state)
 	assert_true(tg_rx_post(&f->q, &x, 1, false) >= 0);
 	assert_true(tg_rx_post(&f->q, &y, 1, false) >= 0);
 	tg_kick(&f->q);
-	m[0] = virtq_defer_mbuf(test_pool, 400, 3, 100);
-	m[1] = virtq_defer_mbuf(test_pool, 280, 5, 0);
-	m[2] = virtq_defer_mbuf(test_pool, 64, 7, 0);
+	m[0] = virtq_test_frame_mbuf(test_pool, 400, 3, 100);
+	m[1] = virtq_test_frame_mbuf(test_pool, 280, 5, 0);
+	m[2] = virtq_test_frame_mbuf(test_pool, 64, 7, 0);
 	/* the drop ends the packet, not the burst: all three are handled */
 	assert_int_equal(vsw_virtq_enqueue_burst(f->vq, m, 3), 2);
 	FX_EXPECT(f, {S(ENQ_PACKETS), 2}, {S(ENQ_BYTES), 280 + 64},
 		{S(ENQ_DROP_TOO_LARGE), 1}, {S(NOTIFY_SENT), 1});
 	assert_int_equal(tg_rx_recv(&f->q, out, sizeof(out), &nb), 280);
-	virtq_defer_expect(out, 280, 5);
+	virtq_test_frame_expect(out, 280, 5);
 	assert_int_equal(tg_rx_recv(&f->q, out, sizeof(out), &nb), 64);
-	virtq_defer_expect(out, 64, 7);
+	virtq_test_frame_expect(out, 64, 7);
 	rte_pktmbuf_free(m[0]);
 	rte_pktmbuf_free(m[1]);
 	rte_pktmbuf_free(m[2]);
@@ -157,7 +158,7 @@ static void
 df_raw_one(struct fx *f, uint16_t d, uint64_t gpa, uint32_t len, uint32_t plen,
 	uint8_t seed)
 {
-	struct rte_mbuf *m = virtq_defer_mbuf(test_pool, plen, seed, 0);
+	struct rte_mbuf *m = virtq_test_frame_mbuf(test_pool, plen, seed, 0);
 	static uint8_t out[2048 + 12];
 	uint32_t ulen;
 	uint16_t id;
@@ -172,7 +173,7 @@ df_raw_one(struct fx *f, uint16_t d, uint64_t gpa, uint32_t len, uint32_t plen,
 	assert_int_equal(id, d);
 	assert_int_equal(ulen, 12 + plen);
 	tg_read(&f->g, gpa, out, ulen);
-	virtq_defer_expect(out + 12, plen, seed);
+	virtq_test_frame_expect(out + 12, plen, seed);
 	rte_pktmbuf_free(m);
 }
 

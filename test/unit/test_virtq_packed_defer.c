@@ -41,7 +41,7 @@ pd_burst_chains(uint64_t features, uint16_t n, const uint32_t *lens,
 	for (i = 0; i < chains; i++)
 		assert_true(tgp_rx_post(&f->q, bufs, nbufs, false) >= 0);
 	for (i = 0; i < n; i++) {
-		m[i] = virtq_defer_mbuf(ptest_pool, lens[i % nlens],
+		m[i] = virtq_test_frame_mbuf(ptest_pool, lens[i % nlens],
 			(uint8_t)(i * 13 + 1), max_seg);
 		bytes += m[i]->pkt_len;
 	}
@@ -52,7 +52,8 @@ pd_burst_chains(uint64_t features, uint16_t n, const uint32_t *lens,
 		int len = tgp_rx_recv(&f->q, out, sizeof(out), &nb);
 
 		assert_int_equal(len, lens[i % nlens]);
-		virtq_defer_expect(out, (uint32_t)len, (uint8_t)(i * 13 + 1));
+		virtq_test_frame_expect(
+			out, (uint32_t)len, (uint8_t)(i * 13 + 1));
 		rte_pktmbuf_free(m[i]);
 	}
 	assert_int_equal(tgp_rx_recv(&f->q, out, sizeof(out), &nb), -1);
@@ -128,16 +129,16 @@ test_pdefer_dropped_packet(void **state)
 	(void)state;
 	assert_true(tgp_rx_post(&f->q, &x, 1, false) >= 0);
 	assert_true(tgp_rx_post(&f->q, &y, 1, false) >= 0);
-	m[0] = virtq_defer_mbuf(ptest_pool, 400, 3, 100);
-	m[1] = virtq_defer_mbuf(ptest_pool, 280, 5, 0);
-	m[2] = virtq_defer_mbuf(ptest_pool, 64, 7, 0);
+	m[0] = virtq_test_frame_mbuf(ptest_pool, 400, 3, 100);
+	m[1] = virtq_test_frame_mbuf(ptest_pool, 280, 5, 0);
+	m[2] = virtq_test_frame_mbuf(ptest_pool, 64, 7, 0);
 	assert_int_equal(vsw_virtq_enqueue_burst(f->vq, m, 3), 2);
 	PFX_EXPECT(f, {S(ENQ_PACKETS), 2}, {S(ENQ_BYTES), 280 + 64},
 		{S(ENQ_DROP_TOO_LARGE), 1}, {S(NOTIFY_SENT), 1});
 	assert_int_equal(tgp_rx_recv(&f->q, out, sizeof(out), &nb), 280);
-	virtq_defer_expect(out, 280, 5);
+	virtq_test_frame_expect(out, 280, 5);
 	assert_int_equal(tgp_rx_recv(&f->q, out, sizeof(out), &nb), 64);
-	virtq_defer_expect(out, 64, 7);
+	virtq_test_frame_expect(out, 64, 7);
 	rte_pktmbuf_free(m[0]);
 	rte_pktmbuf_free(m[1]);
 	rte_pktmbuf_free(m[2]);

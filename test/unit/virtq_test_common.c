@@ -27,13 +27,13 @@ virtq_test_mbuf(struct rte_mempool *mp, uint32_t len, uint8_t pattern)
 }
 
 uint8_t
-virtq_defer_byte(uint32_t i, uint8_t seed)
+virtq_test_frame_byte(uint32_t i, uint8_t seed)
 {
 	return (uint8_t)(seed + i * 7 + (i >> 8));
 }
 
 struct rte_mbuf *
-virtq_defer_mbuf(
+virtq_test_frame_mbuf(
 	struct rte_mempool *mp, uint32_t len, uint8_t seed, uint32_t max_seg)
 {
 	static uint8_t data[9000];
@@ -42,21 +42,21 @@ virtq_defer_mbuf(
 
 	assert_true(len <= sizeof(data));
 	for (i = 0; i < len; i++)
-		data[i] = virtq_defer_byte(i, seed);
+		data[i] = virtq_test_frame_byte(i, seed);
 	m = tl_mbuf_build(mp, data, len, NULL, max_seg);
 	assert_non_null(m);
 	return m;
 }
 
 void
-virtq_defer_expect(const uint8_t *out, uint32_t len, uint8_t seed)
+virtq_test_frame_expect(const uint8_t *out, uint32_t len, uint8_t seed)
 {
 	uint32_t i;
 
 	for (i = 0; i < len; i++)
-		if (out[i] != virtq_defer_byte(i, seed))
+		if (out[i] != virtq_test_frame_byte(i, seed))
 			fail_msg("byte %u of %u (seed %u): %u, want %u", i, len,
-				seed, out[i], virtq_defer_byte(i, seed));
+				seed, out[i], virtq_test_frame_byte(i, seed));
 }
 
 unsigned int

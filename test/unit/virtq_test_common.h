@@ -36,10 +36,10 @@ struct rte_mbuf *virtq_test_mbuf(
  * test_virtq_packed_defer.c): byte i of the frame of seed; an mbuf from mp
  * holding len such bytes in segments of at most max_seg (0: as few as the
  * pool's mbufs allow); out[0..len) checked against them. */
-uint8_t virtq_defer_byte(uint32_t i, uint8_t seed);
-struct rte_mbuf *virtq_defer_mbuf(
+uint8_t virtq_test_frame_byte(uint32_t i, uint8_t seed);
+struct rte_mbuf *virtq_test_frame_mbuf(
 	struct rte_mempool *mp, uint32_t len, uint8_t seed, uint32_t max_seg);
-void virtq_defer_expect(const uint8_t *out, uint32_t len, uint8_t seed);
+void virtq_test_frame_expect(const uint8_t *out, uint32_t len, uint8_t seed);
 
 /* Pool audit around a test: every mbuf in mp's pool once (tg_pool_audit);
  * mark returns how many are in use, check asserts the same number again

@@ -124,7 +124,8 @@ def plot(path, title, panels, ylabel):
     each, log x (sizes), lines per series. Returns an error or None."""
     if not panels:
         return "nothing to plot"
-    lines = ["set terminal pngcairo size %d,520 font ',9'" %
+    # noenhanced: labels such as in_port are plain text, not subscripts
+    lines = ["set terminal pngcairo size %d,520 font ',9' noenhanced" %
              (460 * len(panels)),
              "set output '%s'" % path,
              "set multiplot layout 1,%d title '%s'" % (len(panels), title),

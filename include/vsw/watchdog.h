@@ -32,6 +32,7 @@
 
 struct vsw_watchdog_slot {
 	uint64_t since;	  /* see above */
+	uint64_t entries; /* syscalls entered (the slot's thread only) */
 	const void *what; /* the caller's (a vport queue), while inside */
 	pthread_t thread; /* the slot's thread, valid once armed */
 	bool armed;	  /* thread set (atomic) */
@@ -44,6 +45,21 @@ struct vsw_watchdog_slot {
 /* Default bound: a write on a non-blocking eventfd takes microseconds. */
 #define VSW_WATCHDOG_BOUND_US 2000
 
+/*
+ * The thread's back-off: after VSW_WATCHDOG_QUIET_CHECKS checks in a row
+ * that saw no watched syscall (no slot inside, no entry since the check
+ * before), it checks every VSW_WATCHDOG_IDLE_US instead of every period;
+ * the first check that sees one brings the period back. Why: with polling
+ * guests (no interrupts, so no call eventfd writes) a 1 kHz wake-up is
+ * pure disturbance to whatever shares its CPU, on a small host the
+ * guest's vCPU: on a 2-CPU AMD Zen 4 it held vswd's PVP loop in its slow
+ * state (doc/benchmarks.md). The price: the first stuck write after a
+ * quiet spell is interrupted within the idle period plus the bound
+ * instead of the period plus the bound.
+ */
+#define VSW_WATCHDOG_QUIET_CHECKS 100
+#define VSW_WATCHDOG_IDLE_US 20000
+
 /* The calling thread owns s from now on (before its first enter). */
 static inline void
 vsw_watchdog_arm(struct vsw_watchdog_slot *s)
@@ -52,7 +68,7 @@ vsw_watchdog_arm(struct vsw_watchdog_slot *s)
 	__atomic_store_n(&s->armed, true, __ATOMIC_RELEASE);
 }
 
-/* Around one syscall on a peer's fd: two relaxed stores (the syscall
+/* Around one syscall on a peer's fd: three relaxed stores (the syscall
  * itself orders them before anything it does). s may be NULL (a thread
  * with no slot: not watched). */
 static inline void
@@ -60,6 +76,7 @@ vsw_watchdog_enter(struct vsw_watchdog_slot *s, const void *what)
 {
 	if (s == NULL)
 		return;
+	__atomic_store_n(&s->entries, s->entries + 1, __ATOMIC_RELAXED);
 	__atomic_store_n(&s->what, what, __ATOMIC_RELAXED);
 	__atomic_store_n(&s->since, rte_rdtsc() & ~1ull, __ATOMIC_RELAXED);
 }
@@ -88,12 +105,15 @@ int vsw_watchdog_install(void);
 
 struct vsw_watchdog;
 /*
- * Start a thread that checks slots[0..n) every period_us and signals
- * those stuck for more than bound_us. The slots must outlive it. NULL and
+ * Start a thread that checks slots[0..n) every period_us (backing off
+ * while they are quiet, above) and signals those stuck for more than
+ * bound_us. The slots must outlive it. NULL and
  * errno on failure.
  */
 struct vsw_watchdog *vsw_watchdog_start(struct vsw_watchdog_slot *const *slots,
 	unsigned n, uint32_t bound_us, uint32_t period_us);
+/* The thread's checks so far (tests: its back-off). */
+uint64_t vsw_watchdog_checks(const struct vsw_watchdog *wd);
 /* Stop and join the thread (NULL: nothing). */
 void vsw_watchdog_stop(struct vsw_watchdog *wd);
 

@@ -10,6 +10,7 @@
  * its slot was not marked for (vport_notify).
  */
 #include <errno.h>
+#include <limits.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -25,6 +26,8 @@ struct vsw_watchdog {
 	bool stop; /* atomic */
 	uint64_t bound;
 	struct timespec period;
+	uint64_t checks; /* atomic: written by the thread */
+	uint64_t *seen;	 /* per slot: entries at the last check */
 	unsigned n;
 	struct vsw_watchdog_slot *slots[];
 };
@@ -61,25 +64,51 @@ vsw_watchdog_install(void)
 	return sigaction(VSW_WATCHDOG_SIGNAL, &sa, NULL) == 0 ? 0 : -errno;
 }
 
+/* One pass over the slots: signal the stuck; true if any slot is inside
+ * a watched syscall or entered one since the last pass. */
+static bool
+check_slots(struct vsw_watchdog *wd)
+{
+	bool active = false;
+	unsigned i;
+
+	for (i = 0; i < wd->n; i++) {
+		struct vsw_watchdog_slot *s = wd->slots[i];
+		uint64_t e = __atomic_load_n(&s->entries, __ATOMIC_RELAXED);
+
+		if (e != wd->seen[i] ||
+			__atomic_load_n(&s->since, __ATOMIC_RELAXED) != 0)
+			active = true;
+		wd->seen[i] = e;
+		if (vsw_watchdog_check(s, rte_rdtsc(), wd->bound) &&
+			pthread_kill(s->thread, VSW_WATCHDOG_SIGNAL) == 0)
+			__atomic_fetch_add(&s->signals, 1, __ATOMIC_RELAXED);
+	}
+	return active;
+}
+
 static void *
 watch(void *arg)
 {
+	static const struct timespec idle = {
+		0, (long)VSW_WATCHDOG_IDLE_US * 1000};
 	struct vsw_watchdog *wd = arg;
-	unsigned i;
+	unsigned quiet = 0;
 
 	while (!__atomic_load_n(&wd->stop, __ATOMIC_ACQUIRE)) {
-		nanosleep(&wd->period, NULL);
-		for (i = 0; i < wd->n; i++) {
-			struct vsw_watchdog_slot *s = wd->slots[i];
-
-			if (vsw_watchdog_check(s, rte_rdtsc(), wd->bound) &&
-				pthread_kill(s->thread, VSW_WATCHDOG_SIGNAL) ==
-					0)
-				__atomic_fetch_add(
-					&s->signals, 1, __ATOMIC_RELAXED);
-		}
+		nanosleep(quiet < VSW_WATCHDOG_QUIET_CHECKS ? &wd->period
+							    : &idle,
+			NULL);
+		quiet = check_slots(wd) ? 0 : quiet + (quiet < UINT_MAX);
+		__atomic_store_n(&wd->checks, wd->checks + 1, __ATOMIC_RELAXED);
 	}
 	return NULL;
+}
+
+uint64_t
+vsw_watchdog_checks(const struct vsw_watchdog *wd)
+{
+	return __atomic_load_n(&wd->checks, __ATOMIC_RELAXED);
 }
 
 struct vsw_watchdog *
@@ -104,6 +133,11 @@ vsw_watchdog_start(struct vsw_watchdog_slot *const *slots, unsigned n,
 	wd = calloc(1, sizeof(*wd) + n * sizeof(wd->slots[0]));
 	if (wd == NULL)
 		return NULL;
+	wd->seen = calloc(n ? n : 1, sizeof(wd->seen[0]));
+	if (wd->seen == NULL) {
+		free(wd);
+		return NULL;
+	}
 	wd->bound = rte_get_tsc_hz() / 1000000 * bound_us;
 	wd->period.tv_nsec = (long)period_us * 1000;
 	wd->n = n;
@@ -114,6 +148,7 @@ vsw_watchdog_start(struct vsw_watchdog_slot *const *slots, unsigned n,
 	rc = pthread_create(&wd->thread, NULL, watch, wd);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (rc != 0) {
+		free(wd->seen);
 		free(wd);
 		errno = rc;
 		return NULL;
@@ -129,5 +164,6 @@ vsw_watchdog_stop(struct vsw_watchdog *wd)
 		return;
 	__atomic_store_n(&wd->stop, true, __ATOMIC_RELEASE);
 	pthread_join(wd->thread, NULL);
+	free(wd->seen);
 	free(wd);
 }

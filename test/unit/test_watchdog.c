@@ -4,10 +4,15 @@
  * at the exact bound (bound - 1, bound, bound + 1 ticks), a slot outside
  * a syscall or not armed is never marked, and with the real thread and
  * signal: a blocked read() between enter and leave comes back with EINTR
- * and the mark, while a thread blocked outside enter/leave is left alone.
+ * and the mark, while a thread blocked outside enter/leave is left alone;
+ * the back-off: quiet slots are checked every VSW_WATCHDOG_IDLE_US after
+ * VSW_WATCHDOG_QUIET_CHECKS checks, entries bring the period back, and a
+ * read blocked after a quiet spell is still interrupted.
  */
 #include <errno.h>
 #include <pthread.h>
+#include <stdbool.h>
+#include <stdio.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -106,9 +111,10 @@ reader(void *arg)
 }
 
 /* Run a reader on an empty pipe under a watchdog (bound 2 ms, period
- * 1 ms); after wait_ms, release it with a byte if it is still blocked. */
+ * 1 ms), quiet_ms after the watchdog started; after wait_ms, release it
+ * with a byte if it is still blocked. */
 static void
-run_reader(struct blocked *b, bool watched, int wait_ms)
+run_reader_after(struct blocked *b, bool watched, int wait_ms, int quiet_ms)
 {
 	struct vsw_watchdog_slot *slots[1] = {&b->slot};
 	struct vsw_watchdog *wd;
@@ -121,6 +127,7 @@ run_reader(struct blocked *b, bool watched, int wait_ms)
 	b->watched = watched;
 	wd = vsw_watchdog_start(slots, 1, 2000, 1000);
 	assert_non_null(wd);
+	usleep(quiet_ms * 1000);
 	assert_int_equal(pthread_create(&th, NULL, reader, b), 0);
 	for (i = 0; i < wait_ms && !__atomic_load_n(&b->done, __ATOMIC_ACQUIRE);
 		i++)
@@ -131,6 +138,12 @@ run_reader(struct blocked *b, bool watched, int wait_ms)
 	vsw_watchdog_stop(wd);
 	close(p[0]);
 	close(p[1]);
+}
+
+static void
+run_reader(struct blocked *b, bool watched, int wait_ms)
+{
+	run_reader_after(b, watched, wait_ms, 0);
 }
 
 static void
@@ -157,6 +170,61 @@ test_unwatched_left_alone(void **state)
 	assert_int_equal(b.slot.signals, 0);
 }
 
+/* After 300 ms with no watched syscall the thread is on its idle period
+ * (the first 100 checks took ~100 ms): the blocked read is still
+ * interrupted, within the idle period plus the bound. */
+static void
+test_signal_after_quiet(void **state)
+{
+	struct blocked b;
+
+	(void)state;
+	run_reader_after(&b, true, 2000, 300);
+	assert_int_equal(b.n, -1);
+	assert_int_equal(b.err, EINTR);
+	assert_true(b.fired);
+	assert_true(b.slot.signals >= 1);
+}
+
+/*
+ * The wake-up rate: 600 ms quiet takes ~100 checks at the 1 ms period,
+ * then ~25 at the 20 ms idle one (at most 300: a thread that never backs
+ * off makes ~600 here, fewer only if the machine delays its sleeps);
+ * then 600 ms of entries every ~1 ms (outside any syscall: nothing to
+ * signal) bring the period back: ~580 checks (at least 150, where the
+ * idle period would give ~30).
+ */
+static void
+test_backoff(void **state)
+{
+	struct vsw_watchdog_slot slot, *slots[1] = {&slot};
+	struct vsw_watchdog *wd;
+	uint64_t quiet, busy;
+	int i;
+
+	(void)state;
+	memset(&slot, 0, sizeof(slot));
+	vsw_watchdog_arm(&slot);
+	assert_true(VSW_WATCHDOG_IDLE_US >= 10 * 1000);
+	wd = vsw_watchdog_start(slots, 1, 2000, 1000);
+	assert_non_null(wd);
+	usleep(600 * 1000);
+	quiet = vsw_watchdog_checks(wd);
+	for (i = 0; i < 600; i++) {
+		vsw_watchdog_enter(&slot, &slot);
+		assert_false(vsw_watchdog_leave(&slot));
+		usleep(1000);
+	}
+	busy = vsw_watchdog_checks(wd) - quiet;
+	vsw_watchdog_stop(wd);
+	printf("# checks: %llu in 600 ms quiet, %llu in ~600 ms busy\n",
+		(unsigned long long)quiet, (unsigned long long)busy);
+	assert_true(quiet >= 50 && quiet <= 300);
+	assert_true(busy >= 150);
+	assert_int_equal(slot.entries, 600);
+	assert_int_equal(slot.signals, 0);
+}
+
 int
 main(void)
 {
@@ -165,6 +233,8 @@ main(void)
 		cmocka_unit_test(test_outside_never),
 		cmocka_unit_test(test_signal_interrupts),
 		cmocka_unit_test(test_unwatched_left_alone),
+		cmocka_unit_test(test_signal_after_quiet),
+		cmocka_unit_test(test_backoff),
 	};
 
 	if (tl_eal_init("test_watchdog", "vsw_test_watchdog") < 0)

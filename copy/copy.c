@@ -227,7 +227,8 @@ cpu_no_large_path(void)
 #if defined(__x86_64__)
 	unsigned int a, b, c, d, family;
 
-	if (!(cpu_found & VSW_COPY_CPU_AVX512) || !__get_cpuid(0, &a, &b, &c, &d))
+	if (!(cpu_found & VSW_COPY_CPU_AVX512) ||
+		!__get_cpuid(0, &a, &b, &c, &d))
 		return false;
 	/* "AuthenticAMD" in ebx, edx, ecx */
 	if (b != 0x68747541 || d != 0x69746e65 || c != 0x444d4163)

@@ -96,8 +96,8 @@ watch(void *arg)
 	unsigned quiet = 0;
 
 	while (!__atomic_load_n(&wd->stop, __ATOMIC_ACQUIRE)) {
-		nanosleep(quiet < VSW_WATCHDOG_QUIET_CHECKS ? &wd->period
-							    : &idle,
+		nanosleep(
+			quiet < VSW_WATCHDOG_QUIET_CHECKS ? &wd->period : &idle,
 			NULL);
 		quiet = check_slots(wd) ? 0 : quiet + (quiet < UINT_MAX);
 		__atomic_store_n(&wd->checks, wd->checks + 1, __ATOMIC_RELAXED);

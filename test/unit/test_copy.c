@@ -294,16 +294,16 @@ test_large_min_default(void **state)
 	(void)state;
 	if (l1d >= 16 * 1024 && l1d <= 1024 * 1024)
 		want = (size_t)l1d * 2 / 3;
-	printf("# L1d %ld, Zen 4 %d: large path from %zu\n", l1d,
-		cpu_is_zen4(), t);
+	printf("# L1d %ld, Zen 4 %d: large path from %zu\n", l1d, cpu_is_zen4(),
+		t);
 	if (!(vsw_copy_cpu_features() & VSW_COPY_CPU_ERMS)) {
 		assert_int_equal(t, SIZE_MAX);
 		skip();
 	}
 	if (cpu_is_zen4()) {
 		assert_int_equal(t, SIZE_MAX);
-		assert_int_not_equal(vsw_copy_route(d, s, 65536),
-			VSW_COPY_PATH_LARGE);
+		assert_int_not_equal(
+			vsw_copy_route(d, s, 65536), VSW_COPY_PATH_LARGE);
 		return;
 	}
 	assert_int_equal(t, want);

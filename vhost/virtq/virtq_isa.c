@@ -8,8 +8,9 @@
  * CPUID/XCR0 probe, VSW_CPU_HIDE included). "auto", the default, is
  * baseline: measured (doc/benchmarks.md, Intel Xeon, 2026-12-01) the ISA
  * builds were no faster, enqueue 1.02-1.2x baseline's cycles per packet
- * at 1-9 KiB and dequeue 0.93-1.0x, so they are opt-in until a machine
- * shows a gain.
+ * at 1-9 KiB and dequeue 0.93-1.0x, and on AMD Zen 4 (2026-12-07) the
+ * avx512 build 0.99-1.07x and 0.97-1.01x, so they are opt-in until a
+ * machine shows a gain.
  *
  * An ISA build's copies are that ISA's copy body inlined, with no table
  * load (include/vsw/copy.h, VSW_COPY_INLINE), so it may run only while the

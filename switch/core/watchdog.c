@@ -26,8 +26,9 @@ struct vsw_watchdog {
 	bool stop; /* atomic */
 	uint64_t bound;
 	struct timespec period;
-	uint64_t checks; /* atomic: written by the thread */
-	uint64_t *seen;	 /* per slot: entries at the last check */
+	struct timespec idle; /* the back-off's, never below period */
+	uint64_t checks;      /* atomic: written by the thread */
+	uint64_t *seen;	      /* per slot: entries at the last check */
 	unsigned n;
 	struct vsw_watchdog_slot *slots[];
 };
@@ -90,14 +91,12 @@ check_slots(struct vsw_watchdog *wd)
 static void *
 watch(void *arg)
 {
-	static const struct timespec idle = {
-		0, (long)VSW_WATCHDOG_IDLE_US * 1000};
 	struct vsw_watchdog *wd = arg;
 	unsigned quiet = 0;
 
 	while (!__atomic_load_n(&wd->stop, __ATOMIC_ACQUIRE)) {
-		nanosleep(
-			quiet < VSW_WATCHDOG_QUIET_CHECKS ? &wd->period : &idle,
+		nanosleep(quiet < VSW_WATCHDOG_QUIET_CHECKS ? &wd->period
+							    : &wd->idle,
 			NULL);
 		quiet = check_slots(wd) ? 0 : quiet + (quiet < UINT_MAX);
 		__atomic_store_n(&wd->checks, wd->checks + 1, __ATOMIC_RELAXED);
@@ -140,6 +139,10 @@ vsw_watchdog_start(struct vsw_watchdog_slot *const *slots, unsigned n,
 	}
 	wd->bound = rte_get_tsc_hz() / 1000000 * bound_us;
 	wd->period.tv_nsec = (long)period_us * 1000;
+	wd->idle.tv_nsec = (long)(period_us > VSW_WATCHDOG_IDLE_US
+					   ? period_us
+					   : VSW_WATCHDOG_IDLE_US) *
+			   1000;
 	wd->n = n;
 	memcpy(wd->slots, slots, n * sizeof(wd->slots[0]));
 	/* the thread takes no process signal (SIGTERM etc. stay vswd's) */

@@ -10,7 +10,6 @@
  * its slot was not marked for (vport_notify).
  */
 #include <errno.h>
-#include <limits.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -28,9 +27,11 @@ struct vsw_watchdog {
 	struct timespec period;
 	struct timespec idle; /* the back-off's, never below period */
 	uint64_t checks;      /* atomic: written by the thread */
-	uint64_t *seen;	      /* per slot: entries at the last check */
 	unsigned n;
-	struct vsw_watchdog_slot *slots[];
+	struct {
+		struct vsw_watchdog_slot *slot;
+		uint64_t seen; /* its entries at the last check */
+	} w[];
 };
 
 bool
@@ -74,13 +75,13 @@ check_slots(struct vsw_watchdog *wd)
 	unsigned i;
 
 	for (i = 0; i < wd->n; i++) {
-		struct vsw_watchdog_slot *s = wd->slots[i];
+		struct vsw_watchdog_slot *s = wd->w[i].slot;
 		uint64_t e = __atomic_load_n(&s->entries, __ATOMIC_RELAXED);
 
-		if (e != wd->seen[i] ||
+		if (e != wd->w[i].seen ||
 			__atomic_load_n(&s->since, __ATOMIC_RELAXED) != 0)
 			active = true;
-		wd->seen[i] = e;
+		wd->w[i].seen = e;
 		if (vsw_watchdog_check(s, rte_rdtsc(), wd->bound) &&
 			pthread_kill(s->thread, VSW_WATCHDOG_SIGNAL) == 0)
 			__atomic_fetch_add(&s->signals, 1, __ATOMIC_RELAXED);
@@ -98,7 +99,10 @@ watch(void *arg)
 		nanosleep(quiet < VSW_WATCHDOG_QUIET_CHECKS ? &wd->period
 							    : &wd->idle,
 			NULL);
-		quiet = check_slots(wd) ? 0 : quiet + (quiet < UINT_MAX);
+		if (check_slots(wd))
+			quiet = 0;
+		else if (quiet < VSW_WATCHDOG_QUIET_CHECKS)
+			quiet++;
 		__atomic_store_n(&wd->checks, wd->checks + 1, __ATOMIC_RELAXED);
 	}
 	return NULL;
@@ -116,6 +120,7 @@ vsw_watchdog_start(struct vsw_watchdog_slot *const *slots, unsigned n,
 {
 	struct vsw_watchdog *wd;
 	sigset_t all, old;
+	unsigned i;
 	int rc;
 
 	/* no TSC rate (EAL not initialised): every bound would be 0 */
@@ -129,14 +134,9 @@ vsw_watchdog_start(struct vsw_watchdog_slot *const *slots, unsigned n,
 		errno = -rc;
 		return NULL;
 	}
-	wd = calloc(1, sizeof(*wd) + n * sizeof(wd->slots[0]));
+	wd = calloc(1, sizeof(*wd) + n * sizeof(wd->w[0]));
 	if (wd == NULL)
 		return NULL;
-	wd->seen = calloc(n ? n : 1, sizeof(wd->seen[0]));
-	if (wd->seen == NULL) {
-		free(wd);
-		return NULL;
-	}
 	wd->bound = rte_get_tsc_hz() / 1000000 * bound_us;
 	wd->period.tv_nsec = (long)period_us * 1000;
 	wd->idle.tv_nsec = (long)(period_us > VSW_WATCHDOG_IDLE_US
@@ -144,14 +144,14 @@ vsw_watchdog_start(struct vsw_watchdog_slot *const *slots, unsigned n,
 					   : VSW_WATCHDOG_IDLE_US) *
 			   1000;
 	wd->n = n;
-	memcpy(wd->slots, slots, n * sizeof(wd->slots[0]));
+	for (i = 0; i < n; i++)
+		wd->w[i].slot = slots[i];
 	/* the thread takes no process signal (SIGTERM etc. stay vswd's) */
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &old);
 	rc = pthread_create(&wd->thread, NULL, watch, wd);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (rc != 0) {
-		free(wd->seen);
 		free(wd);
 		errno = rc;
 		return NULL;
@@ -167,6 +167,5 @@ vsw_watchdog_stop(struct vsw_watchdog *wd)
 		return;
 	__atomic_store_n(&wd->stop, true, __ATOMIC_RELEASE);
 	pthread_join(wd->thread, NULL);
-	free(wd->seen);
 	free(wd);
 }

@@ -17,11 +17,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #if defined(__x86_64__)
 #include <cpuid.h>
 #endif
-#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -253,12 +253,6 @@ impl_avail(const char *want)
 	return avail;
 }
 
-/*
- * The start-up large-path threshold against its definition, worked out
- * here from sysconf: two thirds of L1d, 32 KiB when L1d is unknown or out
- * of range; off without ERMS. Then the route at the threshold - 1 and at
- * it, co-aligned and not.
- */
 /* AMD family 19h (base 0xf + extended 0xa) with AVX-512F: Zen 4. */
 static bool
 cpu_is_zen4(void)
@@ -284,6 +278,12 @@ cpu_is_zen4(void)
 #endif
 }
 
+/*
+ * The start-up large-path threshold against its definition, worked out
+ * here from sysconf and CPUID: two thirds of L1d, 32 KiB when L1d is
+ * unknown or out of range; off without ERMS and on AMD Zen 4. Then the
+ * route at the threshold - 1 and at it, co-aligned and not.
+ */
 static void
 test_large_min_default(void **state)
 {

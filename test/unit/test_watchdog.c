@@ -11,12 +11,12 @@
  */
 #include <errno.h>
 #include <pthread.h>
-#include <stdbool.h>
-#include <stdio.h>
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>

@@ -26,7 +26,7 @@ virtq_test_mbuf(struct rte_mempool *mp, uint32_t len, uint8_t pattern)
 	return m;
 }
 
-uint8_t
+static uint8_t
 virtq_test_frame_byte(uint32_t i, uint8_t seed)
 {
 	return (uint8_t)(seed + i * 7 + (i >> 8));

@@ -33,10 +33,9 @@ struct rte_mbuf *virtq_test_mbuf(
 	struct rte_mempool *mp, uint32_t len, uint8_t pattern);
 
 /* The deferred-copy tests' frames (test_virtq_defer.c,
- * test_virtq_packed_defer.c): byte i of the frame of seed; an mbuf from mp
- * holding len such bytes in segments of at most max_seg (0: as few as the
- * pool's mbufs allow); out[0..len) checked against them. */
-uint8_t virtq_test_frame_byte(uint32_t i, uint8_t seed);
+ * test_virtq_packed_defer.c): an mbuf from mp holding len bytes of the
+ * frame of seed in segments of at most max_seg (0: as few as the pool's
+ * mbufs allow); out[0..len) checked against that frame. */
 struct rte_mbuf *virtq_test_frame_mbuf(
 	struct rte_mempool *mp, uint32_t len, uint8_t seed, uint32_t max_seg);
 void virtq_test_frame_expect(const uint8_t *out, uint32_t len, uint8_t seed);

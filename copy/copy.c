@@ -217,8 +217,9 @@ best_idx(void)
  * Measured on an EPYC model 11h (32 KiB L1d, 1 MiB L2, 2026-12-07, bench
  * copy --large-min 0 against the default 2/3 of L1d): hot 24-64 KiB copies,
  * the AVX-512 loop is 0.97-0.99x of the best anchor at every alignment and
- * rep movsb 0.90-0.91x with a misaligned source (equal when aligned); cold,
- * the two are within 0.91-1.09x of each other. The threshold setter still
+ * rep movsb 0.90-0.91x with a misaligned source (equal when aligned); cold
+ * at 24-64 KiB, the loop is 0.87-0.99x of rep movsb aligned and 0.95-1.04x
+ * misaligned. The threshold setter still
  * turns it on.
  */
 static bool

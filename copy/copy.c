@@ -39,7 +39,7 @@
  * AMD Zen 5 (family 1Ah, 48 KiB L1d, 2026-12-07): half of L1d was tried,
  * and kept losing hot 24 KiB copies (loop 83-108 B/cycle, rep movsb
  * 68-70) whenever the machine ran at its faster clock; 2/3 stays there.
- * AMD Zen 4 runs without it (cpu_no_large_path).
+ * Some CPUs have their own (large_min_rules).
  */
 #define LARGE_MIN_FALLBACK ((size_t)32 * 1024)
 
@@ -213,42 +213,74 @@ best_idx(void)
 }
 
 /*
+ * CPUs whose measured threshold is not 2/3 of L1d (bench copy --large-min
+ * against the default, side by side). Matched on vendor, display family
+ * and model (0: any) and on AVX-512, the body that was measured.
+ *
  * AMD family 19h with AVX-512 (Zen 4; Zen 3 has none): no large path.
- * Measured on an EPYC model 11h (32 KiB L1d, 1 MiB L2, 2026-12-07, bench
- * copy --large-min 0 against the default 2/3 of L1d): hot 24-64 KiB copies,
- * the AVX-512 loop is 0.97-0.99x of the best anchor at every alignment and
- * rep movsb 0.90-0.91x with a misaligned source (equal when aligned); cold
- * at 24-64 KiB, the loop is 0.87-0.99x of rep movsb aligned and 0.95-1.04x
- * misaligned. The threshold setter still
- * turns it on.
+ * Measured on an EPYC model 11h (32 KiB L1d, 1 MiB L2, 2026-12-07): hot
+ * 24-64 KiB copies, the AVX-512 loop is 0.97-0.99x of the best anchor at
+ * every alignment and rep movsb 0.90-0.91x with a misaligned source (equal
+ * when aligned); cold at 24-64 KiB, the loop is 0.87-0.99x of rep movsb
+ * aligned and 0.95-1.04x misaligned.
+ *
+ * Intel Ice Lake server (family 6 model 6Ah; 6Ch is its D part): from 3 KiB.
+ * Measured on model 6Ah (48 KiB L1d, 2026-12-07): the 64-byte store loop
+ * is capped near 35 B/TSC cycle there, rep movsb (glibc's memcpy at these
+ * sizes) reaches 41-54, so with the 32 KiB default hot 3-24 KiB copies
+ * were 0.44-0.95x of memcpy and cold 3-24 KiB 0.89-0.96x. From 3 KiB they
+ * are 0.98-1.08x hot and 0.96-1.04x cold (medians of two runs); from 1 KiB
+ * hot 1-1.5 KiB fell to 0.63-0.81x, from 2 KiB aligned 2 KiB copies to
+ * 0.96x. Below 3 KiB the data path's 2 KiB buffer copies are untouched.
  */
-static bool
-cpu_no_large_path(void)
+struct large_min_rule {
+	unsigned int vendor_ebx; /* CPUID 0 ebx: "Auth" / "Genu" */
+	unsigned int family, model;
+	size_t min;
+};
+
+static const struct large_min_rule large_min_rules[] = {
+	{0x68747541, 0x19, 0, SIZE_MAX}, /* AMD Zen 4 */
+	{0x756e6547, 0x6, 0x6a, 3072},   /* Intel Ice Lake SP */
+	{0x756e6547, 0x6, 0x6c, 3072},   /* Intel Ice Lake D */
+};
+
+/* The rule for this CPU, or NULL (then 2/3 of L1d). */
+static const struct large_min_rule *
+cpu_large_min_rule(void)
 {
 #if defined(__x86_64__)
-	unsigned int a, b, c, d, family;
+	unsigned int a, b, c, d, vendor, family, model, i;
 
 	if (!(cpu_found & VSW_COPY_CPU_AVX512) ||
-		!__get_cpuid(0, &a, &b, &c, &d))
-		return false;
-	/* "AuthenticAMD" in ebx, edx, ecx */
-	if (b != 0x68747541 || d != 0x69746e65 || c != 0x444d4163)
-		return false;
-	__get_cpuid(1, &a, &b, &c, &d);
+		!__get_cpuid(0, &a, &vendor, &c, &d) ||
+		!__get_cpuid(1, &a, &b, &c, &d))
+		return NULL;
 	family = (a >> 8) & 0xf;
+	model = (a >> 4) & 0xf;
+	if (family == 0x6 || family == 0xf)
+		model |= ((a >> 16) & 0xf) << 4;
 	if (family == 0xf)
 		family += (a >> 20) & 0xff;
-	return family == 0x19;
-#else
-	return false;
+	for (i = 0; i < sizeof(large_min_rules) / sizeof(large_min_rules[0]);
+		i++) {
+		const struct large_min_rule *r = &large_min_rules[i];
+
+		if (r->vendor_ebx == vendor && r->family == family &&
+			(r->model == 0 || r->model == model))
+			return r;
+	}
 #endif
+	return NULL;
 }
 
 static size_t
 large_min_default(void)
 {
-	if (cpu_no_large_path())
-		return SIZE_MAX;
+	const struct large_min_rule *r = cpu_large_min_rule();
+
+	if (r != NULL)
+		return r->min;
 #ifdef _SC_LEVEL1_DCACHE_SIZE
 	long l1d = sysconf(_SC_LEVEL1_DCACHE_SIZE);
 

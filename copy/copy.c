@@ -155,8 +155,9 @@ env_hide(void)
 		if (i < sizeof(names) / sizeof(names[0]))
 			hide |= names[i].bit;
 		else if (len > 0)
-			fprintf(stderr, "vsw copy: VSW_CPU_HIDE: unknown "
-					"feature '%.*s' ignored\n",
+			fprintf(stderr,
+				"vsw copy: VSW_CPU_HIDE: unknown "
+				"feature '%.*s' ignored\n",
 				(int)len, p);
 	}
 	return hide;
@@ -228,10 +229,11 @@ best_idx(void)
  * Measured on model 6Ah (48 KiB L1d, 2026-12-07): the 64-byte store loop
  * is capped near 35 B/TSC cycle there, rep movsb (glibc's memcpy at these
  * sizes) reaches 41-54, so with the 32 KiB default hot 3-24 KiB copies
- * were 0.44-0.95x of memcpy and cold 3-24 KiB 0.89-0.96x. From 3 KiB they
- * are 0.98-1.08x hot and 0.96-1.04x cold (medians of two runs); from 1 KiB
- * hot 1-1.5 KiB fell to 0.63-0.81x, from 2 KiB aligned 2 KiB copies to
- * 0.96x. Below 3 KiB the data path's 2 KiB buffer copies are untouched.
+ * were 0.44-0.95x of the best anchor and cold 3-24 KiB 0.89-0.98x. From 3 KiB
+ * they are 0.98-1.08x hot and 0.96-1.04x cold (medians of two runs); from 1 KiB
+ * hot 1-1.5 KiB (aligned, co-aligned, src+3/dst+17) fell to 0.63-0.81x, from 2
+ * KiB aligned 2 KiB copies to 0.96x. Below 3 KiB the data path's 2 KiB buffer
+ * copies are untouched.
  */
 struct large_min_rule {
 	unsigned int vendor_ebx; /* CPUID 0 ebx: "Auth" / "Genu" */
@@ -241,8 +243,8 @@ struct large_min_rule {
 
 static const struct large_min_rule large_min_rules[] = {
 	{0x68747541, 0x19, 0, SIZE_MAX}, /* AMD Zen 4 */
-	{0x756e6547, 0x6, 0x6a, 3072},   /* Intel Ice Lake SP */
-	{0x756e6547, 0x6, 0x6c, 3072},   /* Intel Ice Lake D */
+	{0x756e6547, 0x6, 0x6a, 3072},	 /* Intel Ice Lake SP */
+	{0x756e6547, 0x6, 0x6c, 3072},	 /* Intel Ice Lake D */
 };
 
 /* The rule for this CPU, or NULL (then 2/3 of L1d). */

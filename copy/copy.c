@@ -155,9 +155,8 @@ env_hide(void)
 		if (i < sizeof(names) / sizeof(names[0]))
 			hide |= names[i].bit;
 		else if (len > 0)
-			fprintf(stderr,
-				"vsw copy: VSW_CPU_HIDE: unknown "
-				"feature '%.*s' ignored\n",
+			fprintf(stderr, "vsw copy: VSW_CPU_HIDE: unknown "
+					"feature '%.*s' ignored\n",
 				(int)len, p);
 	}
 	return hide;
@@ -225,18 +224,19 @@ best_idx(void)
  * when aligned); cold at 24-64 KiB, the loop is 0.87-0.99x of rep movsb
  * aligned and 0.95-1.04x misaligned.
  *
- * Intel Ice Lake server (family 6 model 6Ah; 6Ch is its D part): from 3 KiB.
- * Measured on model 6Ah (48 KiB L1d, 2026-12-07): the 64-byte store loop
- * is capped near 35 B/TSC cycle there, rep movsb (glibc's memcpy at these
- * sizes) reaches 41-54, so with the 32 KiB default hot 3-24 KiB copies
- * were 0.44-0.95x of the best anchor and cold 3-24 KiB 0.89-0.98x. From 3 KiB
- * they are 0.98-1.08x hot and 0.96-1.04x cold (medians of two runs); from 1 KiB
- * hot 1-1.5 KiB (aligned, co-aligned, src+3/dst+17) fell to 0.63-0.81x, from 2
- * KiB aligned 2 KiB copies to 0.96x. Below 3 KiB the data path's 2 KiB buffer
- * copies are untouched.
+ * Intel Ice Lake server (family 6 model 6Ah; 6Ch is its D part): from
+ * 3 KiB. Measured on model 6Ah (48 KiB L1d, 2026-12-07): the 64-byte store
+ * loop is capped near 35 B/TSC cycle there, rep movsb (glibc's memcpy at
+ * these sizes) reaches 41-54, so with the 32 KiB default hot 3-24 KiB
+ * copies were 0.44-0.95x of the best anchor and cold ones 0.89-0.98x. From
+ * 3 KiB they are 0.98-1.08x hot and 0.96-1.04x cold (medians of two runs);
+ * from 1 KiB, hot 1-1.5 KiB copies (aligned, co-aligned, src+3/dst+17)
+ * fell to 0.63-0.81x; from 2 KiB, aligned 2 KiB ones to 0.96x. Below 3 KiB
+ * the data path's 2 KiB buffer copies stay on the loop.
  */
+#if defined(__x86_64__)
 struct large_min_rule {
-	unsigned int vendor_ebx; /* CPUID 0 ebx: "Auth" / "Genu" */
+	unsigned int vendor_ebx; /* CPUID 0 ebx: "Auth" / "Genu" is enough */
 	unsigned int family, model;
 	size_t min;
 };
@@ -246,9 +246,10 @@ static const struct large_min_rule large_min_rules[] = {
 	{0x756e6547, 0x6, 0x6a, 3072},	 /* Intel Ice Lake SP */
 	{0x756e6547, 0x6, 0x6c, 3072},	 /* Intel Ice Lake D */
 };
+#endif
 
-/* The rule for this CPU, or NULL (then 2/3 of L1d). */
-static const struct large_min_rule *
+/* The threshold this CPU's rule gives, or 0 (then 2/3 of L1d). */
+static size_t
 cpu_large_min_rule(void)
 {
 #if defined(__x86_64__)
@@ -257,7 +258,7 @@ cpu_large_min_rule(void)
 	if (!(cpu_found & VSW_COPY_CPU_AVX512) ||
 		!__get_cpuid(0, &a, &vendor, &c, &d) ||
 		!__get_cpuid(1, &a, &b, &c, &d))
-		return NULL;
+		return 0;
 	family = (a >> 8) & 0xf;
 	model = (a >> 4) & 0xf;
 	if (family == 0x6 || family == 0xf)
@@ -270,19 +271,19 @@ cpu_large_min_rule(void)
 
 		if (r->vendor_ebx == vendor && r->family == family &&
 			(r->model == 0 || r->model == model))
-			return r;
+			return r->min;
 	}
 #endif
-	return NULL;
+	return 0;
 }
 
 static size_t
 large_min_default(void)
 {
-	const struct large_min_rule *r = cpu_large_min_rule();
+	size_t rule = cpu_large_min_rule();
 
-	if (r != NULL)
-		return r->min;
+	if (rule != 0)
+		return rule;
 #ifdef _SC_LEVEL1_DCACHE_SIZE
 	long l1d = sysconf(_SC_LEVEL1_DCACHE_SIZE);
 

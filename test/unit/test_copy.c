@@ -267,7 +267,6 @@ cpu_large_min_want(const char **cpu)
 #if defined(__x86_64__)
 	unsigned int a, b, c, d, base, ext_model, model;
 	char vendor[13];
-	bool avx512;
 
 	__cpuid(0, a, b, c, d);
 	memcpy(vendor, &b, 4);
@@ -277,13 +276,12 @@ cpu_large_min_want(const char **cpu)
 	if (a < 7)
 		return 0;
 	__cpuid_count(7, 0, a, b, c, d);
-	avx512 = (b >> 16) & 1;
+	if (!((b >> 16) & 1)) /* AVX-512F */
+		return 0;
 	__cpuid(1, a, b, c, d);
 	base = (a >> 8) & 0xf;
 	ext_model = (a >> 16) & 0xf;
 	model = (ext_model << 4) | ((a >> 4) & 0xf);
-	if (!avx512)
-		return 0;
 	if (strcmp(vendor, "AuthenticAMD") == 0 && base == 0xf &&
 		((a >> 20) & 0xff) == 0xa) {
 		*cpu = "AMD Zen 4";

@@ -225,14 +225,15 @@ best_idx(void)
  * aligned and 0.95-1.04x misaligned.
  *
  * Intel Ice Lake server (family 6 model 6Ah; 6Ch is its D part): from
- * 3 KiB. Measured on model 6Ah (48 KiB L1d, 2026-12-07): the 64-byte store
- * loop is capped near 35 B/TSC cycle there, rep movsb (glibc's memcpy at
- * these sizes) reaches 41-54, so with the 32 KiB default hot 3-24 KiB
- * copies were 0.44-0.95x of the best anchor and cold ones 0.89-0.98x. From
- * 3 KiB they are 0.98-1.08x hot and 0.96-1.04x cold (medians of two runs);
- * from 1 KiB, hot 1-1.5 KiB copies (aligned, co-aligned, src+3/dst+17)
- * fell to 0.63-0.81x; from 2 KiB, aligned 2 KiB ones to 0.96x. Below 3 KiB
- * the data path's 2 KiB buffer copies stay on the loop.
+ * 3 KiB. Measured on model 6Ah (48 KiB L1d, 2026-12-07): hot aligned 3-16
+ * KiB copies, the 64-byte store loops ran at 33.5-35.7 B/TSC cycle and
+ * glibc's memcpy at 35-54 (one run), rep movsb at 38-52 (the next run), so
+ * with the 32 KiB default hot 3-24 KiB copies were 0.44-0.95x of the best
+ * anchor and cold ones 0.89-0.98x. From 3 KiB they are 0.98-1.08x hot and
+ * 0.96-1.04x cold (medians of two runs); from 1 KiB, hot 1-1.5 KiB copies
+ * (aligned, co-aligned, src+3/dst+17) fell to 0.63-0.81x; from 2 KiB,
+ * aligned 2 KiB ones to 0.96x. Below 3 KiB the data path's 2 KiB buffer
+ * copies stay on the loop.
  */
 #if defined(__x86_64__)
 struct large_min_rule {
